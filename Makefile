@@ -1,0 +1,85 @@
+# Remat Explorer — plain Makefile (see docs/architecture.md).
+#   make            build build/remat
+#   make run        install missing packages, build, open the explorer on a sample
+#   make test       install missing packages, build, run every test (plain + ASan/UBSan)
+#   make check-deps verify the include rule between src/, solvers/, render/, ui/
+#   make bench      benchmarks (figures, not pass/fail)
+#   make O_SAN=1    sanitizer build in build-san/
+
+CC      ?= cc
+O_SAN   ?= 0
+BUILD   ?= build
+SAMPLE  ?= samples/kumar_fig1.json
+
+PKGS    := libcjson libcgraph libgvc
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Werror
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -I. \
+             $(shell pkg-config --cflags $(PKGS))
+LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lncursesw -lpthread -lm
+
+ifeq ($(O_SAN),1)
+BUILD   := build-san
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+CORE_SRC := $(wildcard src/*.c solvers/*.c render/*.c)
+UI_SRC   := $(wildcard ui/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+# cgraph/gvc take char * for constant strings: -Wwrite-strings everywhere else
+NO_WS_FILES := src/graph_dot.c render/export.c
+$(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
+
+.PHONY: all run test check unit cli-test san-test check-deps deps bench clean
+all: $(BUILD)/remat
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libremat.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/remat: $(UI_OBJ) $(BUILD)/libremat.a
+	$(CC) $(LDFLAGS) -o $@ $(UI_OBJ) $(BUILD)/libremat.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libremat.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wwrite-strings $(LDFLAGS) -o $@ $< $(BUILD)/libremat.a $(LDLIBS) -lcmocka
+
+deps:
+	@./scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BUILD)/remat tui $(SAMPLE)
+
+# The README's test command: packages, build, every test, then the same
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: deps
+	@$(MAKE) --no-print-directory check-deps
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory O_SAN=1 check
+
+check: $(BUILD)/remat $(UNIT_BIN)
+	@./tests/run_all.sh $(BUILD)
+
+unit: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
+
+check-deps:
+	@./scripts/check_deps.sh
+
+bench: $(BUILD)/remat
+	@./tests/bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-san
+
+-include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d)

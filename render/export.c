@@ -1,0 +1,195 @@
+/* export.c — DOT for people (labels, colours, clusters) and its rendering to
+ * SVG/PNG through Graphviz's gvc. gvc/cgraph take `char *` for constant
+ * strings, hence the casts kept in this file. */
+#include "render/export.h"
+
+#include <graphviz/gvc.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/fileio.h"
+#include "src/sim.h"
+#include "src/units.h"
+#include "src/xalloc.h"
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+} Buf;
+
+static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (w >= 0 && (size_t)w < b->cap - b->n) {
+            b->n += (size_t)w;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)(w > 0 ? w : 64);
+        b->s = xrealloc(b->s, b->cap);
+    }
+}
+
+static void put_id(Buf *b, const char *s)
+{
+    put(b, "\"");
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            put(b, "\\%c", *s);
+        else if (*s == '\n')
+            put(b, " ");
+        else
+            put(b, "%c", *s);
+    put(b, "\"");
+}
+
+static const char *const palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#ffff99",
+                                      "#fb9a99", "#8dd3c7", "#bebada", "#80b1d3", "#fccde5"};
+
+char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov)
+{
+    Buf b = {xmalloc(4096), 0, 4096};
+    b.s[0] = '\0';
+    int *runs = xcalloc((size_t)g->n, sizeof *runs);
+    unsigned char *at_peak = xcalloc((size_t)g->n, 1);
+    if (plan) {
+        for (int t = 0; t < plan->T; t++)
+            runs[plan->steps[t]]++;
+        Sim s;
+        Err e;
+        if (sim_run(g, plan->steps, plan->T, &s, &e) == ERR_OK) {
+            if (s.peak_step >= 0) {
+                LiveValue *lv;
+                int n = sim_live_at(g, plan->steps, &s, s.peak_step, &lv);
+                for (int i = 0; i < n; i++)
+                    if (lv[i].reason != LIVE_WORKSPACE)
+                        at_peak[lv[i].node] = 1;
+                free(lv);
+            }
+            sim_done(&s);
+        }
+    }
+    put(&b, "digraph ");
+    put_id(&b, g->name[0] ? g->name : "graph");
+    put(&b, " {\n  rankdir=TB;\n  node [shape=box style=\"rounded,filled\" fillcolor=white fontname=Helvetica fontsize=10];\n");
+    if (plan) {
+        char pk[32];
+        units_format_bytes(plan->peak, pk, sizeof pk);
+        put(&b, "  label=\"%s: peak %s, cost %+.1f%%, red outline = alive at peak, orange = recomputed\";\n",
+            plan->solver ? plan->solver : "plan", pk, 100 * plan_overhead(plan));
+        put(&b, "  labelloc=t;\n");
+    }
+    /* clusters for overlay groups that are flat (no nesting in DOT here) */
+    unsigned char *in_cluster = xcalloc((size_t)g->n, 1);
+    if (ov)
+        for (int i = 0; i < ov->n; i++) {
+            const OverlayGroup *gr = &ov->groups[i];
+            if (gr->kind == OVERLAY_SEPARATOR)
+                continue;
+            put(&b, "  subgraph \"cluster_%d\" {\n    label=", i);
+            put_id(&b, gr->label);
+            put(&b, ";\n    style=filled; fillcolor=\"%s40\";\n", palette[i % 10]);
+            for (int k = 0; k < gr->n; k++)
+                if (!in_cluster[gr->nodes[k]]) {
+                    in_cluster[gr->nodes[k]] = 1;
+                    put(&b, "    ");
+                    put_id(&b, g->nodes[gr->nodes[k]].id);
+                    put(&b, ";\n");
+                }
+            put(&b, "  }\n");
+        }
+    for (int v = 0; v < g->n; v++) {
+        const Node *nd = &g->nodes[v];
+        char sz[32];
+        units_format_bytes(nd->size, sz, sizeof sz);
+        put(&b, "  ");
+        put_id(&b, nd->id);
+        put(&b, " [label=\"");
+        for (const char *c = nd->id; *c; c++)
+            put(&b, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+        put(&b, "\\n%s %s\"", nd->op, sz);
+        const char *fill = nd->phase == PHASE_INPUT ? "#eeeeee"
+                           : nd->phase == PHASE_BWD ? "#e8f0ff"
+                           : nd->phase == PHASE_LOSS ? "#ffe8e8"
+                                                    : "white";
+        if (runs[v] > 1) {
+            put(&b, " fillcolor=orange xlabel=\"x%d\"", runs[v]);
+        } else {
+            put(&b, " fillcolor=\"%s\"", fill);
+        }
+        if (at_peak[v])
+            put(&b, " color=red penwidth=2");
+        put(&b, "];\n");
+    }
+    for (int v = 0; v < g->n; v++)
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            put(&b, "  ");
+            put_id(&b, g->nodes[g->in_idx[k]].id);
+            put(&b, " -> ");
+            put_id(&b, g->nodes[v].id);
+            put(&b, ";\n");
+        }
+    put(&b, "}\n");
+    free(runs);
+    free(at_peak);
+    free(in_cluster);
+    return b.s;
+}
+
+static char gv_err[512];
+static int gv_err_cb(char *msg)
+{
+    size_t u = strlen(gv_err);
+    if (u < sizeof gv_err - 1)
+        snprintf(gv_err + u, sizeof gv_err - u, "%s", msg);
+    return 0;
+}
+
+int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char *format,
+                 const char *path, Err *e)
+{
+    int is_dot = !strcmp(format, "dot"), is_svg = !strcmp(format, "svg"),
+        is_png = !strcmp(format, "png");
+    if (!is_dot && !is_svg && !is_png)
+        return err_set(e, ERR_USAGE, "unknown export format '%s' (dot, svg or png)", format);
+    char *dot = export_dot(g, plan, ov);
+    int rc = ERR_OK;
+    if (is_dot) {
+        rc = file_write_all(path, dot, strlen(dot), e);
+        free(dot);
+        return rc;
+    }
+    gv_err[0] = '\0';
+    agseterr(AGERR);
+    agseterrf(gv_err_cb);
+    GVC_t *gvc = gvContext();
+    Agraph_t *ag = agmemread(dot);
+    if (!ag) {
+        rc = err_set(e, ERR_INVALID, "%s: internal DOT rejected by Graphviz: %s", path, gv_err);
+    } else if (gvLayout(gvc, ag, "dot") != 0) {
+        rc = err_set(e, ERR_INVALID, "%s: Graphviz layout failed: %s", path, gv_err);
+    } else {
+        FILE *f = fopen(path, "wb");
+        if (!f) {
+            rc = err_set(e, ERR_IO, "%s: cannot write", path);
+        } else {
+            if (gvRender(gvc, ag, (char *)format, f) != 0)
+                rc = err_set(e, ERR_IO, "%s: Graphviz could not render %s: %s", path, format, gv_err);
+            if (fclose(f) != 0 && !rc)
+                rc = err_set(e, ERR_IO, "%s: write failed", path);
+        }
+        gvFreeLayout(gvc, ag);
+    }
+    if (ag)
+        agclose(ag);
+    gvFreeContext(gvc);
+    agseterrf(NULL);
+    free(dot);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* export.h — drawing a graph (and optionally a plan and a solver's overlay)
+ * as Graphviz DOT, SVG or PNG. Recomputed nodes are filled orange with their
+ * run count, values alive at the plan's peak step are outlined red, and
+ * overlay groups become clusters (bags, blocks, segments).
+ */
+#ifndef REMAT_EXPORT_H
+#define REMAT_EXPORT_H
+
+#include "src/graph.h"
+#include "src/overlay.h"
+#include "src/plan.h"
+
+/* DOT text for drawing (not the data format of graph_to_dot); plan and ov
+ * may be NULL. The plan must have been evaluated. Caller frees. */
+char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov);
+
+/* Write format "dot", "svg" or "png" to path. svg/png go through gvc's dot
+ * layout. ERR_USAGE for an unknown format, ERR_IO when writing fails. */
+int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char *format,
+                 const char *path, Err *e);
+
+#endif

@@ -1,0 +1,19 @@
+#!/bin/sh
+# check_deps.sh — the include rule, checked mechanically:
+#   src/      headless core: no curses, no gvc (layout), no solvers/, render/, ui/
+#   solvers/  only src/ (no curses, no graphviz, no render/ or ui/)
+#   render/   src/ plus Graphviz; never curses or ui/
+# Exits non-zero naming every offending line.
+bad=0
+check() { # dir pattern why
+    hits=$(grep -nE "$2" $1/*.c $1/*.h 2>/dev/null)
+    if [ -n "$hits" ]; then
+        echo "check-deps: $1/ must not $3:"; echo "$hits"; bad=1
+    fi
+}
+check src '#include *[<"](n?curses|ncursesw/|graphviz/gvc|solvers/|render/|ui/)' "include curses, gvc, solvers/, render/ or ui/"
+check solvers '#include *[<"](n?curses|ncursesw/|graphviz/|render/|ui/|cjson/)' "include anything but src/ and libc"
+check render '#include *[<"](n?curses|ncursesw/|ui/|solvers/)' "include curses, solvers/ or ui/"
+check src '(printf|puts|fputs|putchar|exit) *\(' "print or exit (only ui/ does)"
+[ $bad -eq 0 ] && echo "check-deps: ok"
+exit $bad

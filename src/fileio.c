@@ -1,0 +1,82 @@
+/* fileio.c — whole-file reads and writes for the loaders and the CLI. */
+#include "src/fileio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+char *file_read_all(const char *path, size_t *len, Err *e)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        err_set(e, ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > FILE_MAX_BYTES) {
+                err_set(e, ERR_IO, "%s: file larger than %zu MiB; refusing to load it", path,
+                        FILE_MAX_BYTES >> 20);
+                free(buf);
+                if (f != stdin)
+                    fclose(f);
+                return NULL;
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        err_set(e, ERR_IO, "%s: read error", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int file_write_all(const char *path, const char *data, size_t len, Err *e)
+{
+    int to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "wb");
+    if (!f)
+        return err_set(e, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    size_t put = fwrite(data, 1, len, f);
+    int bad = put != len;
+    if (to_stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
+    if (bad)
+        return err_set(e, ERR_IO, "%s: write failed", path);
+    return ERR_OK;
+}
+
+void text_line_col(const char *text, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}

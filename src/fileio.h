@@ -1,0 +1,24 @@
+/* fileio.h — reading whole files and writing strings to files, with errors
+ * that name the file. */
+#ifndef REMAT_FILEIO_H
+#define REMAT_FILEIO_H
+
+#include <stddef.h>
+
+#include "src/err.h"
+
+/* Largest input file the loaders accept (1 GiB); beyond it they refuse
+ * rather than try to hold it. */
+#define FILE_MAX_BYTES ((size_t)1 << 30)
+
+/* Read the whole file (or stdin for "-") into a NUL-terminated buffer owned
+ * by the caller; *len excludes the NUL. NULL and ERR_IO on failure. */
+char *file_read_all(const char *path, size_t *len, Err *e);
+
+/* Write len bytes to path ("-" is stdout). ERR_IO on failure. */
+int file_write_all(const char *path, const char *data, size_t len, Err *e);
+
+/* 1-based line and column of byte offset off in text. */
+void text_line_col(const char *text, size_t off, int *line, int *col);
+
+#endif

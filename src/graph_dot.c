@@ -1,0 +1,280 @@
+/* graph_dot.c — Graphviz DOT in (through cgraph) and out (as text).
+ *
+ * Reading: node attributes op, phase, size, cost, workspace, grad_of and
+ * output ("1" marks an explicit output); every edge u -> v means v reads u,
+ * in the order the edges appear. Graph attributes source, cost_unit and
+ * size_unit; the graph's own name is the graph name. cgraph reports syntax
+ * errors by line; we add the column of the offending token when it can be
+ * found on that line. This file is the only one in src/ that touches
+ * cgraph, whose API takes `char *` for constant strings.
+ */
+#include <graphviz/cgraph.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/fileio.h"
+#include "src/graph_io.h"
+#include "src/json_util.h"
+#include "src/xalloc.h"
+
+/* cgraph reports errors through a global callback; serialise loads so two
+ * threads do not share the buffer. */
+#include <pthread.h>
+static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
+static char dot_errbuf[512];
+
+static int dot_err_cb(char *msg)
+{
+    size_t used = strlen(dot_errbuf);
+    if (used < sizeof dot_errbuf - 1)
+        snprintf(dot_errbuf + used, sizeof dot_errbuf - used, "%s", msg);
+    return 0;
+}
+
+/* cgraph: "syntax error in line 3 near 'foo'" — turn into line:col. */
+static void dot_syntax_error(const char *text, const char *fname, Err *e)
+{
+    int line = 0;
+    char near[128] = "";
+    const char *p = strstr(dot_errbuf, "line ");
+    if (p)
+        line = atoi(p + 5);
+    const char *q = strstr(dot_errbuf, "near '");
+    if (q) {
+        q += 6;
+        size_t k = 0;
+        while (q[k] && q[k] != '\'' && k < sizeof near - 1) {
+            near[k] = q[k];
+            k++;
+        }
+        near[k] = '\0';
+    }
+    int col = 1;
+    if (line > 0) {
+        const char *ls = text;
+        for (int l = 1; l < line && ls; l++) {
+            ls = strchr(ls, '\n');
+            if (ls)
+                ls++;
+        }
+        if (ls && near[0]) {
+            const char *le = strchr(ls, '\n');
+            const char *hit = strstr(ls, near);
+            if (hit && (!le || hit < le))
+                col = (int)(hit - ls) + 1;
+        }
+    }
+    if (line > 0)
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT%s%s%s", fname, line, col,
+                near[0] ? " near '" : "", near, near[0] ? "'" : "");
+    else
+        err_set(e, ERR_PARSE, "%s:1:1: invalid DOT: %s", fname,
+                dot_errbuf[0] ? dot_errbuf : "not a graph");
+}
+
+static const char *attr(void *obj, const char *name)
+{
+    char *v = agget(obj, (char *)name);
+    return v && *v ? v : NULL;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    double d = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    if (end == s || *end || !isfinite(d) || d != floor(d) || d < 0 || d > 9007199254740992.0)
+        return -1;
+    *out = (int64_t)d;
+    return 0;
+}
+
+static int parse_num(const char *s, double *out)
+{
+    char *end;
+    double d = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    if (end == s || *end || !isfinite(d) || d < 0)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
+{
+    char where[300];
+    for (Agnode_t *an = agfstnode(ag); an; an = agnxtnode(ag, an)) {
+        const char *id = agnameof(an);
+        snprintf(where, sizeof where, "node '%s'", id);
+        int64_t size = 1, ws = 0;
+        double cost = 1;
+        const char *v;
+        int phase = PHASE_FWD;
+        if ((v = attr(an, "phase")) && (phase = phase_parse(v)) < 0)
+            return err_set(e, ERR_INVALID, "%s: %s: unknown phase '%s'", fname, where, v);
+        if ((v = attr(an, "size")) && parse_i64(v, &size))
+            return err_set(e, ERR_INVALID, "%s: %s: size '%s' is not an integer in 0..2^53", fname,
+                           where, v);
+        if ((v = attr(an, "workspace")) && parse_i64(v, &ws))
+            return err_set(e, ERR_INVALID, "%s: %s: workspace '%s' is not an integer in 0..2^53",
+                           fname, where, v);
+        if ((v = attr(an, "cost")) && parse_num(v, &cost))
+            return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a finite non-negative number",
+                           fname, where, v);
+        const char *op = attr(an, "op");
+        if (!op)
+            op = phase == PHASE_INPUT ? "input" : "op";
+        Err ne;
+        err_clear(&ne);
+        if (graph_add_node(g, id, op, (Phase)phase, size, cost, ws, where, &ne) < 0)
+            return err_set(e, ne.code, "%s: %s", fname, ne.msg);
+        if ((v = attr(an, "grad_of")))
+            graph_set_grad_of_name(g, g->n - 1, v);
+        if ((v = attr(an, "output")) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
+            graph_add_output_name(g, id);
+    }
+    /* edges in the order they were written: walk every node's out-edges and
+     * sort by the edge sequence number cgraph keeps */
+    int m = agnedges(ag), k = 0;
+    Agedge_t **edges = xmallocarray((size_t)m + 1, sizeof *edges);
+    for (Agnode_t *an = agfstnode(ag); an; an = agnxtnode(ag, an))
+        for (Agedge_t *ae = agfstout(ag, an); ae; ae = agnxtout(ag, ae))
+            if (k < m)
+                edges[k++] = ae;
+    for (int i = 1; i < k; i++) { /* insertion sort by seq: edges are few per file */
+        Agedge_t *x = edges[i];
+        int j = i - 1;
+        while (j >= 0 && AGSEQ(edges[j]) > AGSEQ(x)) {
+            edges[j + 1] = edges[j];
+            j--;
+        }
+        edges[j + 1] = x;
+    }
+    for (int i = 0; i < k; i++) {
+        int v = graph_find(g, agnameof(aghead(edges[i])));
+        graph_add_input_name(g, v, agnameof(agtail(edges[i])));
+    }
+    free(edges);
+    return ERR_OK;
+}
+
+Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
+{
+    (void)len;
+    pthread_mutex_lock(&dot_lock);
+    dot_errbuf[0] = '\0';
+    agseterr(AGERR);
+    agseterrf(dot_err_cb);
+    Agraph_t *ag = agmemread(text);
+    Graph *g = NULL;
+    if (!ag) {
+        dot_syntax_error(text, fname, e);
+        goto out;
+    }
+    if (!agisdirected(ag)) {
+        err_set(e, ERR_INVALID, "%s:1:1: expected a digraph (edges are data dependencies)", fname);
+        goto out;
+    }
+    g = graph_new();
+    const char *nm = agnameof(ag);
+    graph_set_info(g, nm && nm[0] != '%' ? nm : "", attr(ag, "source"), attr(ag, "cost_unit"),
+                   attr(ag, "size_unit"));
+    if (read_nodes(ag, g, fname, e) || graph_finalize(g, e)) {
+        if (e && e->code != ERR_OK && strncmp(e->msg, fname, strlen(fname)) != 0)
+            err_prefix(e, fname);
+        graph_free(g);
+        g = NULL;
+    }
+out:
+    if (ag)
+        agclose(ag);
+    agseterrf(NULL);
+    pthread_mutex_unlock(&dot_lock);
+    return g;
+}
+
+/* ---- writer ---------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+} Buf;
+
+static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (w >= 0 && (size_t)w < b->cap - b->n) {
+            b->n += (size_t)w;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)(w > 0 ? w : 64);
+        b->s = xrealloc(b->s, b->cap);
+    }
+}
+
+static void put_quoted(Buf *b, const char *s)
+{
+    put(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            put(b, "\\%c", *s);
+        else if (*s == '\n')
+            put(b, "\\n");
+        else
+            put(b, "%c", *s);
+    }
+    put(b, "\"");
+}
+
+char *graph_to_dot(const Graph *g)
+{
+    Buf b = {xmalloc(4096), 0, 4096};
+    b.s[0] = '\0';
+    put(&b, "digraph ");
+    put_quoted(&b, g->name);
+    put(&b, " {\n  source=");
+    put_quoted(&b, g->source);
+    put(&b, ";\n  cost_unit=");
+    put_quoted(&b, g->cost_unit);
+    put(&b, ";\n  size_unit=");
+    put_quoted(&b, g->size_unit);
+    put(&b, ";\n");
+    char num[40];
+    for (int v = 0; v < g->n; v++) {
+        const Node *nd = &g->nodes[v];
+        put(&b, "  ");
+        put_quoted(&b, nd->id);
+        put(&b, " [op=");
+        put_quoted(&b, nd->op);
+        json_format_num(nd->cost, num, sizeof num);
+        put(&b, " phase=%s size=%lld cost=%s", phase_name(nd->phase), (long long)nd->size, num);
+        if (nd->workspace)
+            put(&b, " workspace=%lld", (long long)nd->workspace);
+        if (nd->grad_of >= 0) {
+            put(&b, " grad_of=");
+            put_quoted(&b, g->nodes[nd->grad_of].id);
+        }
+        if (g->outputs_explicit && g->is_output[v])
+            put(&b, " output=1");
+        put(&b, "];\n");
+    }
+    for (int v = 0; v < g->n; v++)
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            put(&b, "  ");
+            put_quoted(&b, g->nodes[g->in_idx[k]].id);
+            put(&b, " -> ");
+            put_quoted(&b, g->nodes[v].id);
+            put(&b, ";\n");
+        }
+    put(&b, "}\n");
+    return b.s;
+}

@@ -1,0 +1,125 @@
+/* plan_json.c — remat-plan JSON (../shared/spec/formats.md §2) in and out. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/fileio.h"
+#include "src/json_util.h"
+#include "src/plan.h"
+#include "src/xalloc.h"
+
+char *plan_to_json(const Plan *p, const Graph *g, cJSON *extra)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "format", "remat-plan");
+    cJSON_AddItemToObject(root, "version", json_int(1));
+    cJSON_AddStringToObject(root, "graph", p->graph ? p->graph : g->name);
+    cJSON_AddStringToObject(root, "solver", p->solver ? p->solver : "");
+    if (p->budget == PLAN_NO_BUDGET)
+        cJSON_AddNullToObject(root, "budget");
+    else
+        cJSON_AddItemToObject(root, "budget", json_int(p->budget));
+    cJSON *sched = cJSON_AddArrayToObject(root, "schedule");
+    for (int t = 0; t < p->T; t++)
+        cJSON_AddItemToArray(sched, cJSON_CreateString(g->nodes[p->steps[t]].id));
+    cJSON_AddItemToObject(root, "peak", json_int(p->peak));
+    cJSON_AddItemToObject(root, "cost", json_num(p->cost));
+    cJSON_AddItemToObject(root, "baseline_peak", json_int(p->baseline_peak));
+    cJSON_AddItemToObject(root, "baseline_cost", json_num(p->baseline_cost));
+    if (extra) {
+        cJSON *it = extra->child;
+        while (it) {
+            cJSON *next = it->next;
+            cJSON_DetachItemViaPointer(extra, it);
+            cJSON_AddItemToObject(root, it->string, it);
+            it = next;
+        }
+        cJSON_Delete(extra);
+    }
+    /* one step per line would be long; keep the schedule compact but the
+     * rest readable: print unformatted, which outside tools read equally */
+    char *s = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    size_t n = strlen(s);
+    char *out = xmalloc(n + 2);
+    memcpy(out, s, n);
+    out[n] = '\n';
+    out[n + 1] = '\0';
+    cJSON_free(s);
+    return out;
+}
+
+int plan_from_json(Plan *p, const Graph *g, const char *text, size_t len, const char *fname,
+                   Err *e)
+{
+    plan_done(p);
+    cJSON *root = json_parse(text, len, fname, e);
+    if (!root)
+        return ERR_PARSE;
+    int rc = ERR_OK;
+    const char *fmt, *gname, *solver;
+    if (!cJSON_IsObject(root)) {
+        rc = err_set(e, ERR_INVALID, "%s: top level must be an object", fname);
+        goto out;
+    }
+    if ((rc = json_get_str(root, "format", NULL, &fmt, fname, "$", e)))
+        goto out;
+    if (!fmt || strcmp(fmt, "remat-plan") != 0) {
+        rc = err_set(e, ERR_INVALID, "%s: $.format: expected \"remat-plan\"", fname);
+        goto out;
+    }
+    if ((rc = json_get_str(root, "graph", NULL, &gname, fname, "$", e)) ||
+        (rc = json_get_str(root, "solver", NULL, &solver, fname, "$", e)))
+        goto out;
+    plan_set_names(p, gname, solver);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "budget");
+    if (b && !cJSON_IsNull(b)) {
+        if ((rc = json_get_size(root, "budget", 0, &p->budget, fname, "$", e)))
+            goto out;
+    }
+    const cJSON *sched = cJSON_GetObjectItemCaseSensitive(root, "schedule");
+    if (!cJSON_IsArray(sched)) {
+        rc = err_set(e, ERR_INVALID, "%s: $.schedule: missing or not an array", fname);
+        goto out;
+    }
+    int i = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, sched)
+    {
+        if (!cJSON_IsString(x)) {
+            rc = err_set(e, ERR_INVALID, "%s: schedule[%d]: expected a node id string", fname, i);
+            goto out;
+        }
+        int v = graph_find(g, x->valuestring);
+        if (v < 0) {
+            rc = err_set(e, ERR_INVALID, "%s: schedule[%d]: unknown node id '%s'", fname, i,
+                         x->valuestring);
+            goto out;
+        }
+        if (g->nodes[v].phase == PHASE_INPUT) {
+            rc = err_set(e, ERR_INVALID, "%s: schedule[%d]: '%s' is an input node and is never scheduled",
+                         fname, i, x->valuestring);
+            goto out;
+        }
+        plan_push(p, v);
+        i++;
+    }
+    if ((rc = json_get_size(root, "peak", (int64_t)-1, &p->peak, fname, "$", e)) ||
+        (rc = json_get_cost(root, "cost", -1, &p->cost, fname, "$", e)) ||
+        (rc = json_get_size(root, "baseline_peak", (int64_t)-1, &p->baseline_peak, fname, "$", e)) ||
+        (rc = json_get_cost(root, "baseline_cost", -1, &p->baseline_cost, fname, "$", e)))
+        goto out;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+int plan_load(Plan *p, const Graph *g, const char *path, Err *e)
+{
+    size_t len;
+    char *text = file_read_all(path, &len, e);
+    if (!text)
+        return e ? e->code : ERR_IO;
+    int rc = plan_from_json(p, g, text, len, path, e);
+    free(text);
+    return rc;
+}

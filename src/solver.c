@@ -1,0 +1,208 @@
+/* solver.c — binding a solver class to a graph, option handling, and the
+ * common tail of every solve: simulate, fill figures, check the budget. */
+#include "src/solver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+void progress_init(Progress *p)
+{
+    atomic_store(&p->cancel, 0);
+    atomic_store(&p->done, 0.0);
+}
+
+int progress_cancelled(Progress *p)
+{
+    return p && atomic_load_explicit(&p->cancel, memory_order_relaxed);
+}
+
+void progress_set(Progress *p, double done)
+{
+    if (p)
+        atomic_store_explicit(&p->done, done, memory_order_relaxed);
+}
+
+void solver_opts_init(SolverOpts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+void solver_opts_done(SolverOpts *o)
+{
+    for (int i = 0; i < o->n; i++) {
+        free(o->key[i]);
+        free(o->val[i]);
+    }
+    solver_opts_init(o);
+}
+
+static void opts_put(SolverOpts *o, const char *k, size_t klen, const char *v)
+{
+    for (int i = 0; i < o->n; i++)
+        if (strlen(o->key[i]) == klen && strncmp(o->key[i], k, klen) == 0) {
+            free(o->val[i]);
+            o->val[i] = xstrdup(v);
+            return;
+        }
+    o->key[o->n] = xmalloc(klen + 1);
+    memcpy(o->key[o->n], k, klen);
+    o->key[o->n][klen] = '\0';
+    o->val[o->n] = xstrdup(v);
+    o->n++;
+}
+
+int solver_opts_add(SolverOpts *o, const char *kv, Err *e)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+        return err_set(e, ERR_USAGE, "solver option '%s': expected key=value", kv);
+    if (o->n >= SOLVER_OPTS_MAX)
+        return err_set(e, ERR_USAGE, "too many solver options (at most %d)", SOLVER_OPTS_MAX);
+    opts_put(o, kv, (size_t)(eq - kv), eq + 1);
+    return ERR_OK;
+}
+
+static const SolverParam *find_param(const SolverClass *cls, const char *name)
+{
+    for (const SolverParam *p = cls->params; p && p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opts, Err *e)
+{
+    if (opts)
+        for (int i = 0; i < opts->n; i++)
+            if (!find_param(cls, opts->key[i])) {
+                char known[256] = "";
+                size_t u = 0;
+                for (const SolverParam *p = cls->params; p && p->name && u < sizeof known - 40; p++)
+                    u += (size_t)snprintf(known + u, sizeof known - u, "%s%s", u ? ", " : "",
+                                          p->name);
+                err_set(e, ERR_USAGE, "solver %s has no option '%s' (options: %s)", cls->name,
+                        opts->key[i], u ? known : "none");
+                return NULL;
+            }
+    Solver *s = xcalloc(1, sizeof *s);
+    s->cls = cls;
+    s->g = g;
+    solver_opts_init(&s->opts);
+    if (opts)
+        for (int i = 0; i < opts->n; i++)
+            opts_put(&s->opts, opts->key[i], strlen(opts->key[i]), opts->val[i]);
+    if (cls->prepare) {
+        int rc = cls->prepare(s, e);
+        if (rc) {
+            if (e && !e->msg[0])
+                err_set(e, rc, "%s: %s", cls->name, err_label(rc));
+            solver_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void solver_free(Solver *s)
+{
+    if (!s)
+        return;
+    if (s->cls->release)
+        s->cls->release(s);
+    solver_opts_done(&s->opts);
+    free(s);
+}
+
+const char *solver_opt_str(const Solver *s, const char *name)
+{
+    for (int i = 0; i < s->opts.n; i++)
+        if (strcmp(s->opts.key[i], name) == 0)
+            return s->opts.val[i];
+    const SolverParam *p = find_param(s->cls, name);
+    return p ? p->def : NULL;
+}
+
+int solver_opt_int(const Solver *s, const char *name, long long *out, Err *e)
+{
+    const char *v = solver_opt_str(s, name);
+    if (!v)
+        return err_set(e, ERR_USAGE, "%s: no option '%s'", s->cls->name, name);
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end)
+        return err_set(e, ERR_USAGE, "%s: option %s=%s: expected an integer", s->cls->name, name, v);
+    *out = x;
+    return ERR_OK;
+}
+
+int solver_opt_double(const Solver *s, const char *name, double *out, Err *e)
+{
+    const char *v = solver_opt_str(s, name);
+    if (!v)
+        return err_set(e, ERR_USAGE, "%s: no option '%s'", s->cls->name, name);
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end)
+        return err_set(e, ERR_USAGE, "%s: option %s=%s: expected a number", s->cls->name, name, v);
+    *out = x;
+    return ERR_OK;
+}
+
+static void fmt_bytes_plain(int64_t b, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lld", (long long)b);
+}
+
+int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
+{
+    const Graph *g = s->g;
+    plan_reset(out);
+    plan_set_names(out, g->name, s->cls->name);
+    out->budget = budget;
+    if (budget != PLAN_NO_BUDGET && !(s->cls->caps & SOLVER_BUDGETLESS)) {
+        int at;
+        int64_t lo = graph_min_peak(g, &at);
+        if (budget < lo) {
+            char b1[32], b2[32];
+            fmt_bytes_plain(budget, b1, sizeof b1);
+            fmt_bytes_plain(lo, b2, sizeof b2);
+            return err_set(e, ERR_OVER_BUDGET,
+                           "budget %s is below the smallest possible peak %s (node '%s' with its "
+                           "inputs, plus the resident inputs and outputs)",
+                           b1, b2, g->nodes[at].id);
+        }
+    }
+    int rc;
+    if (prev && s->cls->resolve)
+        rc = s->cls->resolve(s, budget, prev, out, p, e);
+    else
+        rc = s->cls->solve(s, budget, out, p, e);
+    if (rc && rc != ERR_OVER_BUDGET) {
+        plan_reset(out);
+        return rc;
+    }
+    Err se;
+    err_clear(&se);
+    int vr = plan_evaluate(out, g, &se);
+    if (vr) {
+        /* a solver produced an invalid schedule: a bug, reported as such */
+        err_set(e, ERR_INVALID, "solver %s produced an invalid schedule: %s", s->cls->name, se.msg);
+        plan_reset(out);
+        return ERR_INVALID;
+    }
+    if (budget != PLAN_NO_BUDGET && out->peak > budget) {
+        char b1[32], b2[32];
+        fmt_bytes_plain(budget, b1, sizeof b1);
+        fmt_bytes_plain(out->peak, b2, sizeof b2);
+        return err_set(e, ERR_OVER_BUDGET, "%s found no plan within budget %s; smallest peak found %s",
+                       s->cls->name, b1, b2);
+    }
+    err_clear(e);
+    return ERR_OK;
+}

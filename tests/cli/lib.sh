@@ -1,0 +1,13 @@
+# lib.sh — assertions for the command-line tests. Source it; $REMAT is the
+# binary under test. Each failed check prints why and makes the test fail.
+: "${REMAT:=build/remat}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+# run CMD... : captures stdout in $T/out, stderr in $T/err, status in $rc
+run() { "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+expect_rc() { [ "$rc" -eq "$1" ] || { echo "FAIL: $2: exit $rc, expected $1; stderr: $(cat "$T/err")"; fails=$((fails+1)); }; }
+expect_out() { grep -qE -- "$1" "$T/out" || { echo "FAIL: $2: stdout lacks /$1/"; head -5 "$T/out"; fails=$((fails+1)); }; }
+expect_err() { grep -qE -- "$1" "$T/err" || { echo "FAIL: $2: stderr lacks /$1/: $(cat "$T/err")"; fails=$((fails+1)); }; }
+expect_one_line_err() { [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "FAIL: $1: stderr is not one line: $(cat "$T/err")"; fails=$((fails+1)); }; }
+finish() { [ "$fails" -eq 0 ] && echo "all checks passed"; exit "$fails"; }

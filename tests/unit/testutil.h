@@ -1,0 +1,162 @@
+/* testutil.h — shared helpers for the cmocka unit tests: build a graph from
+ * a compact text, run a solver end to end, and re-validate its plan with an
+ * independent checker (written here from the spec, not from sim.c). */
+#ifndef REMAT_TESTUTIL_H
+#define REMAT_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "src/graph.h"
+#include "src/graph_io.h"
+#include "src/plan.h"
+#include "src/sim.h"
+#include "src/solver.h"
+
+/* Graph from JSON text; fails the test on error. */
+static inline Graph *tu_graph_json(const char *json)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_from_json(json, strlen(json), "test.json", &e);
+    if (!g)
+        fail_msg("graph_from_json: %s", e.msg);
+    return g;
+}
+
+/* Compact graph text: "A; B:A; C:B; D:B,C; E:A,D" = fwd nodes with inputs,
+ * unit size and cost; a leading '!' marks an input node ("!x; A:x"). An
+ * optional "=size" after the id sets the size ("A=3:x"). Outputs are sinks. */
+static inline Graph *tu_graph(const char *spec)
+{
+    Graph *g = graph_new();
+    Err e;
+    err_clear(&e);
+    char *s = strdup(spec), *save = NULL;
+    for (char *tok = strtok_r(s, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+        while (*tok == ' ')
+            tok++;
+        if (!*tok)
+            continue;
+        Phase ph = PHASE_FWD;
+        if (*tok == '!') {
+            ph = PHASE_INPUT;
+            tok++;
+        }
+        char *colon = strchr(tok, ':');
+        if (colon)
+            *colon = '\0';
+        int64_t size = 1;
+        char *eq = strchr(tok, '=');
+        if (eq) {
+            *eq = '\0';
+            size = atoll(eq + 1);
+        }
+        int v = graph_add_node(g, tok, NULL, ph, size, 1, 0, NULL, &e);
+        if (v < 0)
+            fail_msg("tu_graph: %s", e.msg);
+        if (colon) {
+            char *save2 = NULL;
+            for (char *in = strtok_r(colon + 1, ",", &save2); in; in = strtok_r(NULL, ",", &save2))
+                graph_add_input_name(g, v, in);
+        }
+    }
+    free(s);
+    if (graph_finalize(g, &e))
+        fail_msg("tu_graph finalize: %s", e.msg);
+    return g;
+}
+
+/* Independent re-validation of a schedule, straight from spec §3 with
+ * no shared code: O(T^2), for small tests. Returns peak, or -1 if invalid. */
+static inline int64_t tu_check_peak(const Graph *g, const int *s, int T, double *cost)
+{
+    int64_t inputs = 0;
+    for (int v = 0; v < g->n; v++)
+        if (g->nodes[v].phase == PHASE_INPUT)
+            inputs += g->nodes[v].size;
+    int64_t peak = inputs;
+    double c = 0;
+    for (int t = 0; t < T; t++) {
+        int v = s[t];
+        if (g->nodes[v].phase == PHASE_INPUT)
+            return -1;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int u = g->in_idx[k];
+            if (g->nodes[u].phase == PHASE_INPUT)
+                continue;
+            int found = 0;
+            for (int q = 0; q < t; q++)
+                found |= s[q] == u;
+            if (!found)
+                return -1;
+        }
+        c += g->nodes[v].cost;
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        int o = g->outputs[i], found = 0;
+        for (int q = 0; q < T; q++)
+            found |= s[q] == o;
+        if (!found && g->nodes[o].phase != PHASE_INPUT)
+            return -1;
+    }
+    for (int t = 0; t < T; t++) {
+        int64_t m = inputs + g->nodes[s[t]].workspace;
+        /* a copy produced at p is alive at t if p <= t and (p == t, or some
+         * step r >= t reads it before the next production of the same node,
+         * or it is an output's last production) */
+        for (int p = 0; p <= t; p++) {
+            int u = s[p], alive = p == t, next = T;
+            for (int q = p + 1; q < T; q++)
+                if (s[q] == u) {
+                    next = q;
+                    break;
+                }
+            if (!alive && next == T && g->is_output[u])
+                alive = 1;
+            for (int r = t; r < next && !alive; r++)
+                for (int k = g->in_off[s[r]]; k < g->in_off[s[r] + 1]; k++)
+                    if (g->in_idx[k] == u && r > p)
+                        alive = 1;
+            if (alive)
+                m += g->nodes[u].size;
+        }
+        if (m > peak)
+            peak = m;
+    }
+    if (cost)
+        *cost = c;
+    return peak;
+}
+
+/* Run solver `name` with options (NULL-terminated "k=v" list) at budget;
+ * returns the solver_plan status, the plan in *out. */
+static inline int tu_solve(const Graph *g, const char *name, int64_t budget, Plan *out,
+                           const char *const *opts)
+{
+    const SolverClass *cls = solver_find(name);
+    if (!cls)
+        fail_msg("no solver %s", name);
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    for (int i = 0; opts && opts[i]; i++)
+        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
+    Solver *s = solver_new(cls, g, &o, &e);
+    solver_opts_done(&o);
+    if (!s)
+        return e.code;
+    plan_init(out);
+    int rc = solver_plan(s, budget, NULL, out, NULL, &e);
+    solver_free(s);
+    return rc;
+}
+
+#endif

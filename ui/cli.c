@@ -1,0 +1,555 @@
+/* cli.c — subcommands of `remat` over the headless core. Each command
+ * parses its arguments, calls src/, solvers/ and render/, and is the only
+ * place that prints or picks an exit status. */
+#include "ui/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render/curve.h"
+#include "render/export.h"
+#include "src/fileio.h"
+#include "src/graph_io.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/transform.h"
+#include "src/units.h"
+#include "src/xalloc.h"
+
+/* ---- argument helpers ------------------------------------------------ */
+
+typedef struct Args {
+    const char *pos[4];
+    int npos;
+    const char *solver, *budget, *out, *plan, *format, *at;
+    int points, top, curve, width, height, ascii, train;
+    SolverOpts opts;
+} Args;
+
+static int usage_err(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "remat %s: %s (see 'remat help')\n", cmd, msg);
+    return EXIT_USAGE;
+}
+
+/* Parse common options; returns 0 or an exit status. */
+static int parse_args(const char *cmd, int argc, char **argv, Args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->points = 10;
+    a->top = 8;
+    a->width = 72;
+    a->height = 12;
+    solver_opts_init(&a->opts);
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE(field)                                            \
+    do {                                                       \
+        if (!val)                                              \
+            return usage_err(cmd, "option needs a value");     \
+        a->field = val;                                        \
+        i++;                                                   \
+    } while (0)
+        if (!strcmp(s, "--solver") || !strcmp(s, "-s"))
+            TAKE(solver);
+        else if (!strcmp(s, "--budget") || !strcmp(s, "-b"))
+            TAKE(budget);
+        else if (!strcmp(s, "-o") || !strcmp(s, "--output"))
+            TAKE(out);
+        else if (!strcmp(s, "--plan") || !strcmp(s, "-p"))
+            TAKE(plan);
+        else if (!strcmp(s, "--format") || !strcmp(s, "-f"))
+            TAKE(format);
+        else if (!strcmp(s, "--at"))
+            TAKE(at);
+        else if (!strcmp(s, "--curve"))
+            a->curve = 1;
+        else if (!strcmp(s, "--ascii"))
+            a->ascii = 1;
+        else if (!strcmp(s, "--train"))
+            a->train = 1;
+        else if (!strcmp(s, "--points") || !strcmp(s, "--top") || !strcmp(s, "--width") ||
+                 !strcmp(s, "--height")) {
+            if (!val)
+                return usage_err(cmd, "option needs a value");
+            char *end;
+            long x = strtol(val, &end, 10);
+            if (*end || x < 1 || x > 100000)
+                return usage_err(cmd, "expected a positive count");
+            if (!strcmp(s, "--points"))
+                a->points = (int)x;
+            else if (!strcmp(s, "--top"))
+                a->top = (int)x;
+            else if (!strcmp(s, "--width"))
+                a->width = (int)x;
+            else
+                a->height = (int)x;
+            i++;
+        } else if (!strcmp(s, "--opt") || !strcmp(s, "-O")) {
+            if (!val)
+                return usage_err(cmd, "--opt needs key=value");
+            Err e;
+            if (solver_opts_add(&a->opts, val, &e))
+                return usage_err(cmd, e.msg);
+            i++;
+        } else if (s[0] == '-' && s[1]) {
+            char m[300];
+            snprintf(m, sizeof m, "unknown option '%s'", s);
+            return usage_err(cmd, m);
+        } else {
+            if (a->npos >= 4)
+                return usage_err(cmd, "too many arguments");
+            a->pos[a->npos++] = s;
+        }
+#undef TAKE
+    }
+    return 0;
+}
+
+static int fail(const Err *e)
+{
+    fprintf(stderr, "remat: %s\n", e->msg);
+    return e->code == ERR_USAGE ? EXIT_USAGE : e->code == ERR_OVER_BUDGET ? EXIT_BUDGET : EXIT_FAIL;
+}
+
+/* Load a graph; with --train a forward-only graph becomes its training
+ * graph. Never implicit: a plan must name the nodes of the file it was
+ * made for, or outside checkers could not re-read it. */
+static Graph *load_graph(const Args *a, const char *path, Err *e)
+{
+    Graph *g = graph_load(path, e);
+    if (g && a->train) {
+        Graph *t = graph_make_training(g, e);
+        graph_free(g);
+        if (!t)
+            err_prefix(e, path);
+        return t;
+    }
+    return g;
+}
+
+static void fmt_b(int64_t b, char *buf, size_t n)
+{
+    char h[32];
+    units_format_bytes(b, h, sizeof h);
+    snprintf(buf, n, "%lld (%s)", (long long)b, h);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_live(const Graph *g, const int *sched, const Sim *s, int t, int top)
+{
+    LiveValue *lv;
+    int n = sim_live_at(g, sched, s, t, &lv);
+    printf("alive at step %d (%s), largest first:\n", t + 1, g->nodes[sched[t]].id);
+    printf("  %-24s %-10s %14s %10s %10s\n", "value", "why", "size", "produced", "next read");
+    for (int i = 0; i < n && i < top; i++) {
+        char sz[32], pr[16], nr[16];
+        units_format_bytes(lv[i].size, sz, sizeof sz);
+        if (lv[i].produced_at < 0)
+            snprintf(pr, sizeof pr, "resident");
+        else
+            snprintf(pr, sizeof pr, "step %d", lv[i].produced_at + 1);
+        if (lv[i].next_read >= 0)
+            snprintf(nr, sizeof nr, "step %d", lv[i].next_read + 1);
+        else
+            snprintf(nr, sizeof nr, "%s", lv[i].reason == LIVE_INPUT || lv[i].held_until == s->T - 1 ? "end" : "-");
+        printf("  %-24.24s %-10s %14s %10s %10s\n", g->nodes[lv[i].node].id,
+               live_reason_name(lv[i].reason), sz, pr, nr);
+    }
+    if (n > top)
+        printf("  ... and %d more\n", n - top);
+    free(lv);
+}
+
+/* ---- commands -------------------------------------------------------- */
+
+static int cmd_info(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("info", "expected GRAPH");
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    int pc[PHASE_COUNT];
+    graph_phase_counts(g, pc);
+    int64_t act = 0;
+    for (int v = 0; v < g->n; v++)
+        if (g->nodes[v].phase != PHASE_INPUT)
+            act += g->nodes[v].size;
+    int T;
+    int *order = sim_baseline_order(g, &T);
+    Sim s;
+    sim_run(g, order, T, &s, &e);
+    char b1[64], b2[64], b3[64];
+    printf("graph     %s\n", g->name[0] ? g->name : "(unnamed)");
+    if (g->source[0])
+        printf("source    %s\n", g->source);
+    printf("nodes     %d (input %d, fwd %d, loss %d, bwd %d)\n", g->n, pc[PHASE_INPUT], pc[PHASE_FWD],
+           pc[PHASE_LOSS], pc[PHASE_BWD]);
+    printf("edges     %d\n", g->n_edges);
+    printf("outputs   %d\n", g->n_outputs);
+    fmt_b(g->input_bytes, b1, sizeof b1);
+    fmt_b(act, b2, sizeof b2);
+    printf("inputs    %s resident\n", b1);
+    printf("values    %s produced by one run of every node\n", b2);
+    fmt_b(s.peak, b1, sizeof b1);
+    printf("baseline  peak %s at step %d (%s) of %d; cost %.17g\n", b1, s.peak_step + 1,
+           s.peak_step >= 0 ? g->nodes[order[s.peak_step]].id : "-", T, s.cost);
+    int at;
+    fmt_b(graph_min_peak(g, &at), b3, sizeof b3);
+    printf("lower     no schedule peaks below %s\n", b3);
+    if (s.peak_step >= 0)
+        print_live(g, order, &s, s.peak_step, a->top);
+    if (a->curve)
+    {
+        char *c = curve_ascii(s.mem, s.T, a->width, a->height, -1);
+        fputs(c, stdout);
+        free(c);
+    }
+    sim_done(&s);
+    free(order);
+    graph_free(g);
+    return EXIT_OK;
+}
+
+static int parse_budget(const char *cmd, const char *text, const Graph *g, int64_t *out)
+{
+    if (!text) {
+        *out = PLAN_NO_BUDGET;
+        return 0;
+    }
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    Err e;
+    if (units_parse_bytes(text, bp, out, &e))
+        return usage_err(cmd, e.msg);
+    return 0;
+}
+
+static int cmd_solve(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("solve", "expected GRAPH");
+    if (!a->solver)
+        return usage_err("solve", "--solver NAME is required (see 'remat list-solvers')");
+    const SolverClass *cls = solver_find(a->solver);
+    if (!cls) {
+        char m[300];
+        snprintf(m, sizeof m, "unknown solver '%s' (see 'remat list-solvers')", a->solver);
+        return usage_err("solve", m);
+    }
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    int64_t budget;
+    int rc = parse_budget("solve", a->budget, g, &budget);
+    if (rc) {
+        graph_free(g);
+        return rc;
+    }
+    double t0 = now_s();
+    Solver *s = solver_new(cls, g, &a->opts, &e);
+    if (!s) {
+        graph_free(g);
+        return fail(&e);
+    }
+    Plan p;
+    plan_init(&p);
+    rc = solver_plan(s, budget, NULL, &p, NULL, &e);
+    double dt = now_s() - t0;
+    int status = EXIT_OK;
+    if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && p.T > 0)) {
+        char *json = plan_to_json(&p, g, NULL);
+        Err we;
+        err_clear(&we);
+        if (rc == ERR_OK && file_write_all(a->out ? a->out : "-", json, strlen(json), &we))
+            status = fail(&we);
+        free(json);
+        char pk[32], bp[32];
+        units_format_bytes(p.peak, pk, sizeof pk);
+        units_format_bytes(p.baseline_peak, bp, sizeof bp);
+        if (rc == ERR_OK)
+            fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
+                    cls->name, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
+                    plan_recomputed_nodes(&p, g), dt);
+        else
+            status = fail(&e);
+    } else {
+        status = fail(&e);
+    }
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+    return status;
+}
+
+static int cmd_simulate(Args *a)
+{
+    if (a->npos != 2)
+        return usage_err("simulate", "expected GRAPH PLAN");
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Plan p;
+    plan_init(&p);
+    int status = EXIT_OK;
+    Sim s;
+    memset(&s, 0, sizeof s);
+    if (plan_load(&p, g, a->pos[1], &e)) {
+        status = fail(&e);
+        goto out;
+    }
+    if (sim_run(g, p.steps, p.T, &s, &e)) {
+        err_prefix(&e, a->pos[1]);
+        status = fail(&e);
+        goto out;
+    }
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    char pk[64];
+    fmt_b(s.peak, pk, sizeof pk);
+    printf("valid     yes, %d steps, %d recomputations\n", s.T, s.recomputations);
+    printf("peak      %s at step %d (%s)\n", pk, s.peak_step + 1,
+           s.peak_step >= 0 ? g->nodes[p.steps[s.peak_step]].id : "-");
+    printf("cost      %.17g (baseline %.17g, %+.1f%%)\n", s.cost, bc, bc > 0 ? 100 * (s.cost / bc - 1) : 0);
+    if (p.budget != PLAN_NO_BUDGET)
+        printf("budget    %lld: %s\n", (long long)p.budget, s.peak <= p.budget ? "met" : "EXCEEDED");
+    if (a->at) {
+        int t = atoi(a->at);
+        if (t < 1 || t > s.T) {
+            status = usage_err("simulate", "--at STEP is out of range");
+            goto out;
+        }
+        print_live(g, p.steps, &s, t - 1, a->top);
+    }
+    if (a->curve) {
+        printf("step,node,memory\n");
+        for (int t = 0; t < s.T; t++)
+            printf("%d,%s,%lld\n", t + 1, g->nodes[p.steps[t]].id, (long long)s.mem[t]);
+    }
+    Err ce;
+    err_clear(&ce);
+    if (plan_check(&p, g, &ce)) {
+        fprintf(stderr, "remat: %s: %s\n", a->pos[1], ce.msg);
+        status = EXIT_FAIL;
+    } else if (p.budget != PLAN_NO_BUDGET && s.peak > p.budget) {
+        status = EXIT_BUDGET;
+    }
+out:
+    sim_done(&s);
+    plan_done(&p);
+    graph_free(g);
+    return status;
+}
+
+static int cmd_sweep(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("sweep", "expected GRAPH");
+    const SolverClass *cls = solver_find(a->solver ? a->solver : "");
+    if (!cls)
+        return usage_err("sweep", "--solver NAME is required (see 'remat list-solvers')");
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Solver *s = solver_new(cls, g, &a->opts, &e);
+    if (!s) {
+        graph_free(g);
+        return fail(&e);
+    }
+    int64_t bp, lo = graph_min_peak(g, NULL);
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    printf("budget,peak,cost,overhead_pct,steps,status\n");
+    Plan p, prev;
+    plan_init(&p);
+    plan_init(&prev);
+    int have_prev = 0;
+    for (int i = 0; i < a->points; i++) {
+        int64_t b = a->points == 1 ? bp : lo + (int64_t)((double)(bp - lo) * i / (a->points - 1));
+        int rc = solver_plan(s, b, have_prev ? &prev : NULL, &p, NULL, &e);
+        if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && p.T > 0)) {
+            printf("%lld,%lld,%.17g,%.2f,%d,%s\n", (long long)b, (long long)p.peak, p.cost,
+                   100 * plan_overhead(&p), p.T, rc == ERR_OK ? "ok" : "over");
+            plan_copy(&prev, &p);
+            have_prev = 1;
+        } else {
+            printf("%lld,,,,,%s\n", (long long)b, rc == ERR_OVER_BUDGET ? "infeasible" : err_label(rc));
+        }
+    }
+    plan_done(&p);
+    plan_done(&prev);
+    solver_free(s);
+    graph_free(g);
+    return EXIT_OK;
+}
+
+static int cmd_list(Args *a)
+{
+    (void)a;
+    for (int i = 0; i < solver_count(); i++) {
+        const SolverClass *c = solver_at(i);
+        printf("%-16s %s\n", c->name, c->title);
+        for (const SolverParam *p = c->params; p && p->name; p++)
+            printf("%-16s   %s=%s  %s\n", "", p->name, p->def, p->help);
+    }
+    return EXIT_OK;
+}
+
+static int write_graph(const Graph *g, const char *out, const char *format)
+{
+    Err e;
+    err_clear(&e);
+    int dot = format ? !strcmp(format, "dot") : (out && strlen(out) > 4 && !strcmp(out + strlen(out) - 4, ".dot"));
+    if (format && strcmp(format, "dot") && strcmp(format, "json"))
+        return usage_err("convert", "--format must be json or dot");
+    char *text = dot ? graph_to_dot(g) : graph_to_json(g);
+    int rc = file_write_all(out ? out : "-", text, strlen(text), &e);
+    free(text);
+    return rc ? fail(&e) : EXIT_OK;
+}
+
+static int cmd_transform(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("transform", "expected GRAPH");
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_load(a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Graph *t = graph_make_training(g, &e);
+    graph_free(g);
+    if (!t) {
+        err_prefix(&e, a->pos[0]);
+        return fail(&e);
+    }
+    int rc = write_graph(t, a->out, a->format);
+    graph_free(t);
+    return rc;
+}
+
+static int cmd_convert(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("convert", "expected GRAPH");
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_load(a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    int rc = write_graph(g, a->out, a->format);
+    graph_free(g);
+    return rc;
+}
+
+static int cmd_export(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("export", "expected GRAPH");
+    if (!a->out)
+        return usage_err("export", "-o FILE is required");
+    const char *fmt = a->format ? a->format : "dot";
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Plan p;
+    plan_init(&p);
+    int status = EXIT_OK;
+    if (a->plan && (plan_load(&p, g, a->plan, &e) || plan_evaluate(&p, g, &e))) {
+        if (strncmp(e.msg, a->plan, strlen(a->plan)))
+            err_prefix(&e, a->plan);
+        status = fail(&e);
+    } else if (export_graph(g, a->plan ? &p : NULL, NULL, fmt, a->out, &e)) {
+        status = fail(&e);
+    } else {
+        fprintf(stderr, "remat: wrote %s (%s)\n", a->out, fmt);
+    }
+    plan_done(&p);
+    graph_free(g);
+    return status;
+}
+
+/* Until the explorer exists: the sample's info and its memory curve. */
+static int cmd_tui(Args *a)
+{
+    a->curve = 1;
+    return cmd_info(a);
+}
+
+static int cmd_help(Args *a);
+
+static const struct Command {
+    const char *name;
+    int (*run)(Args *a);
+    const char *synopsis;
+} commands[] = {
+    {"info", cmd_info, "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
+    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN]"},
+    {"simulate", cmd_simulate, "simulate GRAPH PLAN [--curve] [--at STEP]   re-check a plan: validity, peak, cost"},
+    {"sim", cmd_simulate, NULL},
+    {"sweep", cmd_sweep, "sweep GRAPH --solver NAME [--points N]   peak vs cost over budgets, CSV"},
+    {"export", cmd_export, "export GRAPH [--plan PLAN] --format dot|svg|png -o FILE"},
+    {"transform", cmd_transform, "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
+    {"convert", cmd_convert, "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
+    {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
+    {"tui", cmd_tui, "tui GRAPH                            open the explorer"},
+    {"help", cmd_help, "help                                 this text"},
+};
+
+static int cmd_help(Args *a)
+{
+    (void)a;
+    printf("usage: remat COMMAND ...\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].synopsis)
+            printf("  remat %s\n", commands[i].synopsis);
+    printf("\nBYTES takes suffixes (512MiB, 2GiB, 1.5GB); PCT%% is a share of the baseline peak.\n"
+           "Exit status: 0 ok, 1 bad input, 2 usage, 3 no plan within the budget.\n");
+    return EXIT_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        Args a;
+        memset(&a, 0, sizeof a);
+        cmd_help(&a);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+        cmd = "help";
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, cmd)) {
+            Args a;
+            int rc = parse_args(cmd, argc - 2, argv + 2, &a);
+            if (!rc)
+                rc = commands[i].run(&a);
+            solver_opts_done(&a.opts);
+            return rc;
+        }
+    fprintf(stderr, "remat: unknown command '%s' (see 'remat help')\n", cmd);
+    return EXIT_USAGE;
+}
