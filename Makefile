@@ -30,6 +30,8 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 # cgraph/gvc take char * for constant strings: -Wwrite-strings everywhere else
 NO_WS_FILES := src/graph_dot.c render/export.c
@@ -52,6 +54,10 @@ $(BUILD)/remat: $(UI_OBJ) $(BUILD)/libremat.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libremat.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wwrite-strings $(LDFLAGS) -o $@ $< $(BUILD)/libremat.a $(LDLIBS) -lcmocka
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libremat.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wwrite-strings $(LDFLAGS) -o $@ $< $(BUILD)/libremat.a $(LDLIBS)
 
 deps:
 	@./scripts/deps.sh
@@ -76,7 +82,7 @@ unit: $(UNIT_BIN)
 check-deps:
 	@./scripts/check_deps.sh
 
-bench: $(BUILD)/remat
+bench: $(BUILD)/remat $(BENCH_BIN)
 	@./tests/bench/run.sh $(BUILD)
 
 clean:

@@ -40,7 +40,7 @@ char *curve_ascii(const int64_t *mem, int T, int width, int height, int64_t budg
         int64_t hi = (int64_t)((double)top * r / height);
         int64_t lo = (int64_t)((double)top * (r - 1) / height);
         char lab[32] = "";
-        if (r == height || r == 1 || r == (height + 1) / 2)
+        if (r == height || r == (height + 1) / 2)
             units_format_bytes(hi, lab, sizeof lab);
         u += (size_t)snprintf(out + u, cap - u, "%*s |", label - 1, lab);
         int budget_row = budget > 0 && budget > lo && budget <= hi;

@@ -5,8 +5,8 @@
 #   render/   src/ plus Graphviz; never curses or ui/
 # Exits non-zero naming every offending line.
 bad=0
-check() { # dir pattern why
-    hits=$(grep -nE "$2" $1/*.c $1/*.h 2>/dev/null)
+check() { # dir pattern why [file to skip]
+    hits=$(grep -nE "$2" $1/*.c $1/*.h 2>/dev/null | grep -v "^${4:-@none@}:")
     if [ -n "$hits" ]; then
         echo "check-deps: $1/ must not $3:"; echo "$hits"; bad=1
     fi
@@ -14,6 +14,7 @@ check() { # dir pattern why
 check src '#include *[<"](n?curses|ncursesw/|graphviz/gvc|solvers/|render/|ui/)' "include curses, gvc, solvers/, render/ or ui/"
 check solvers '#include *[<"](n?curses|ncursesw/|graphviz/|render/|ui/|cjson/)' "include anything but src/ and libc"
 check render '#include *[<"](n?curses|ncursesw/|ui/|solvers/)' "include curses, solvers/ or ui/"
-check src '(printf|puts|fputs|putchar|exit) *\(' "print or exit (only ui/ does)"
+# xalloc.c is the one exception: out of memory prints a line and aborts
+check src '(^|[^a-z_])(printf|puts|fputs|putchar|fprintf|exit) *\(' "print or exit (only ui/ does)" src/xalloc.c
 [ $bad -eq 0 ] && echo "check-deps: ok"
 exit $bad

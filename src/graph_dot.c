@@ -172,6 +172,14 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     Agraph_t *ag = agmemread(text);
     Graph *g = NULL;
     if (!ag) {
+        /* cgraph 2.42/2.43 carries the lexer's line count over from an
+         * earlier successful parse (off by one); a failed parse resets it,
+         * so parsing again yields the true line of the error. */
+        dot_errbuf[0] = '\0';
+        ag = agmemread(text);
+        if (ag)
+            agclose(ag);
+        ag = NULL;
         dot_syntax_error(text, fname, e);
         goto out;
     }
