@@ -37,7 +37,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 NO_WS_FILES := src/graph_dot.c render/export.c
 $(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
 
-.PHONY: all run test check unit cli-test san-test check-deps deps bench clean
+.PHONY: all run test check unit check-deps deps bench fuzz clean
 all: $(BUILD)/remat
 
 $(BUILD)/%.o: %.c
@@ -82,10 +82,16 @@ unit: $(UNIT_BIN)
 check-deps:
 	@./scripts/check_deps.sh
 
+# libFuzzer harnesses (clang, ASan + UBSan) for the JSON, DOT and plan
+# readers; FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@./tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 bench: $(BUILD)/remat $(BENCH_BIN)
 	@./tests/bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d)

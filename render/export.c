@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/fileio.h"
+#include "src/graph_io.h"
 #include "src/sim.h"
 #include "src/units.h"
 #include "src/xalloc.h"
@@ -170,6 +171,8 @@ int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char
     agseterrf(gv_err_cb);
     GVC_t *gvc = gvContext();
     Agraph_t *ag = agmemread(dot);
+    if (ag)
+        dot_lexer_reset();
     if (!ag) {
         rc = err_set(e, ERR_INVALID, "%s: internal DOT rejected by Graphviz: %s", path, gv_err);
     } else if (gvLayout(gvc, ag, "dot") != 0) {

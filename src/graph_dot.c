@@ -25,6 +25,17 @@
 static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
 static char dot_errbuf[512];
 
+/* cgraph (2.42/2.43) keeps its lexer buffer and line count between
+ * agmemread calls: text after the first graph would be read as the start
+ * of the next string parsed, and line numbers drift. Only a syntax error
+ * resets the lexer, so after each successful parse we feed it one. */
+void dot_lexer_reset(void)
+{
+    Agraph_t *junk = agmemread("}");
+    if (junk)
+        agclose(junk);
+}
+
 static int dot_err_cb(char *msg)
 {
     size_t used = strlen(dot_errbuf);
@@ -162,9 +173,76 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
     return ERR_OK;
 }
 
+/* Offset just past the '}' that closes the first graph body, skipping
+ * strings, HTML labels and comments; 0 when there is none (cgraph then
+ * reports the syntax error). */
+static size_t dot_body_end(const char *t, size_t len)
+{
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < len && t[i] != '"'; i++)
+                if (t[i] == '\\' && i + 1 < len)
+                    i++;
+        } else if (c == '<' && depth > 0) {
+            int h = 1;
+            for (i++; i < len && h > 0; i++)
+                h += t[i] == '<' ? 1 : t[i] == '>' ? -1 : 0;
+            i--;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '/') {
+            while (i < len && t[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (c == '#' && (i == 0 || t[i - 1] == '\n')) {
+            while (i < len && t[i] != '\n')
+                i++;
+        } else if (c == '{') {
+            depth++;
+        } else if (c == '}' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when t[from..len) holds only blanks and comments. */
+static size_t dot_trailing(const char *t, size_t from, size_t len)
+{
+    for (size_t i = from; i < len; i++) {
+        if (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')
+            continue;
+        if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
+            while (i < len && t[i] != '\n')
+                i++;
+            continue;
+        }
+        if (t[i] == '/' && i + 1 < len && t[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                ;
+            i++;
+            continue;
+        }
+        return i;
+    }
+    return 0;
+}
+
 Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
 {
-    (void)len;
+    size_t end = dot_body_end(text, len), extra = end ? dot_trailing(text, end, len) : 0;
+    if (extra) {
+        /* cgraph would silently ignore it and, worse, keep it for the next
+         * parse; a second graph or stray text is an error */
+        int line, col;
+        text_line_col(text, extra, &line, &col);
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT: text after the end of the graph", fname,
+                line, col);
+        return NULL;
+    }
     pthread_mutex_lock(&dot_lock);
     dot_errbuf[0] = '\0';
     agseterr(AGERR);
@@ -172,17 +250,10 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     Agraph_t *ag = agmemread(text);
     Graph *g = NULL;
     if (!ag) {
-        /* cgraph 2.42/2.43 carries the lexer's line count over from an
-         * earlier successful parse (off by one); a failed parse resets it,
-         * so parsing again yields the true line of the error. */
-        dot_errbuf[0] = '\0';
-        ag = agmemread(text);
-        if (ag)
-            agclose(ag);
-        ag = NULL;
         dot_syntax_error(text, fname, e);
         goto out;
     }
+    dot_lexer_reset();
     if (!agisdirected(ag)) {
         err_set(e, ERR_INVALID, "%s:1:1: expected a digraph (edges are data dependencies)", fname);
         goto out;

@@ -21,6 +21,11 @@ Graph *graph_from_json(const char *text, size_t len, const char *fname, Err *e);
  * separated); every edge u -> v means v reads u. */
 Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e);
 
+/* Reset cgraph's lexer after a successful agmemread (it otherwise keeps
+ * unread text and a drifting line count for the next parse). Anything that
+ * parses DOT through cgraph calls it after each successful parse. */
+void dot_lexer_reset(void);
+
 /* Load a file, choosing the format by content: '{' starts JSON, anything
  * else is read as DOT. */
 Graph *graph_load(const char *path, Err *e);
