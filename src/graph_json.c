@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/graph_import.h"
 #include "src/graph_io.h"
 #include "src/json_util.h"
 #include "src/xalloc.h"
@@ -76,6 +77,13 @@ Graph *graph_from_json(const char *text, size_t len, const char *fname, Err *e)
     }
     if ((rc = json_get_str(root, "format", NULL, &fmt, fname, "$", e)))
         goto fail;
+    if (!fmt && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "links"))) {
+        /* networkx node-link JSON (Moccasin's graphs): imported by content */
+        graph_free(g);
+        g = graph_from_nodelink(root, fname, e);
+        cJSON_Delete(root);
+        return g;
+    }
     if (!fmt || strcmp(fmt, "remat-graph") != 0) {
         rc = err_set(e, ERR_INVALID, "%s: $.format: expected \"remat-graph\"%s%s%s", fname,
                      fmt ? ", got \"" : "", fmt ? fmt : "", fmt ? "\"" : "");

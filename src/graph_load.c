@@ -1,7 +1,9 @@
 /* graph_load.c — load a graph file, picking the loader by content. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "src/fileio.h"
+#include "src/graph_import.h"
 #include "src/graph_io.h"
 
 Graph *graph_load(const char *path, Err *e)
@@ -19,6 +21,10 @@ Graph *graph_load(const char *path, Err *e)
         g = NULL;
     } else if (text[i] == '{' || text[i] == '[') {
         g = graph_from_json(text, len, path, e);
+    } else if (strncmp(text + i, "p remat2", 8) == 0) {
+        g = graph_from_remat2(text + i, len - i, path, e);
+    } else if (text[i] >= '0' && text[i] <= '9') {
+        g = graph_from_pfn(text, len, path, e);
     } else {
         g = graph_from_dot(text, len, path, e);
     }

@@ -1,0 +1,196 @@
+/* test_import.c — importers of other tools' graph formats: Moccasin's
+ * node-link JSON (the public copies in ../shared/data/public when present,
+ * checked against the files' own counts and sums), Kusumoto et al.'s text
+ * format and `p remat2`, with malformed inputs. */
+#include "tests/unit/testutil.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+
+#include "src/fileio.h"
+#include <unistd.h>
+
+#define PUBLIC "../shared/data/public/moccasin"
+
+/* Independent figures straight from the JSON: node count, link count,
+ * size sum, backward count. */
+static void check_nodelink_file(const char *path)
+{
+    Err e;
+    size_t len;
+    char *text = file_read_all(path, &len, &e);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    cJSON *nodes = cJSON_GetObjectItem(root, "nodes"), *links = cJSON_GetObjectItem(root, "links");
+    int n = cJSON_GetArraySize(nodes), m = cJSON_GetArraySize(links), nbwd = 0;
+    double sum = 0;
+    cJSON *it;
+    cJSON_ArrayForEach(it, nodes)
+    {
+        cJSON *s = cJSON_GetObjectItem(it, "cost_ram");
+        if (!s)
+            s = cJSON_GetObjectItem(it, "out_cost");
+        sum += s->valuedouble;
+        nbwd += cJSON_IsTrue(cJSON_GetObjectItem(it, "backward"));
+    }
+    Graph *g = graph_load(path, &e);
+    if (!g)
+        fail_msg("%s", e.msg);
+    assert_int_equal(g->n, n);
+    assert_int_equal(g->n_edges, m);
+    int64_t total = 0;
+    int pc[PHASE_COUNT];
+    graph_phase_counts(g, pc);
+    for (int v = 0; v < g->n; v++)
+        total += g->nodes[v].size;
+    assert_true((double)total == sum);
+    assert_int_equal(pc[PHASE_BWD] + pc[PHASE_LOSS], nbwd);
+    if (nbwd) {
+        assert_int_equal(pc[PHASE_LOSS], 1);
+        for (int v = 0; v < g->n; v++)
+            if (g->nodes[v].phase == PHASE_BWD)
+                assert_true(g->nodes[v].grad_of >= 0);
+    }
+    /* the baseline is a valid schedule under the spec */
+    int T;
+    int *o = sim_baseline_order(g, &T);
+    Sim s;
+    assert_int_equal(sim_run(g, o, T, &s, &e), ERR_OK);
+    sim_done(&s);
+    free(o);
+    graph_free(g);
+    cJSON_Delete(root);
+    free(text);
+}
+
+static void test_moccasin_public(void **st)
+{
+    (void)st;
+    DIR *d = opendir(PUBLIC);
+    if (!d) {
+        printf("  (no %s here: public graphs skipped)\n", PUBLIC);
+        skip();
+    }
+    struct dirent *de;
+    int seen = 0;
+    while ((de = readdir(d))) {
+        size_t L = strlen(de->d_name);
+        if (L < 5 || strcmp(de->d_name + L - 5, ".json"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", PUBLIC, de->d_name);
+        check_nodelink_file(path);
+        seen++;
+    }
+    closedir(d);
+    assert_true(seen >= 4);
+}
+
+static Graph *load_text(const char *text, const char *name, Err *e)
+{
+    char path[] = "/tmp/remat-import-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    Graph *g = graph_load(path, e);
+    unlink(path);
+    (void)name;
+    return g;
+}
+
+static void test_nodelink_edge_cases(void **st)
+{
+    (void)st;
+    Err e;
+    /* RL-style keys "0"/"1", string and numeric ids mixed, param cost */
+    Graph *g = load_text("{\"directed\":true,\"nodes\":[{\"name\":0,\"out_cost\":5,\"duration\":0},"
+                         "{\"name\":1,\"out_cost\":7,\"duration\":3,\"param_cost\":11}],"
+                         "\"links\":[{\"0\":0,\"1\":\"1\"}]}",
+                         "rl", &e);
+    if (!g)
+        fail_msg("%s", e.msg);
+    assert_int_equal(g->n, 3);
+    assert_int_equal(g->input_bytes, 11);
+    graph_free(g);
+    assert_null(load_text("{\"nodes\":[{\"name\":0}],\"links\":[{\"0\":0,\"1\":9}]}", "x", &e));
+    assert_non_null(strstr(e.msg, "links[0]: unknown node '9'"));
+    assert_null(load_text("{\"nodes\":[{\"name\":0,\"out_cost\":-2}],\"links\":[]}", "x", &e));
+    assert_non_null(strstr(e.msg, "nodes[0]"));
+    assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":1}],\"links\":[{\"0\":0,\"1\":1},{\"0\":1,\"1\":0}]}",
+                          "x", &e));
+    assert_int_equal(e.code, ERR_CYCLE);
+}
+
+static void test_pfn(void **st)
+{
+    (void)st;
+    Err e;
+    Graph *g = graph_load("tests/data/tiny_pfn.txt", &e);
+    if (!g)
+        fail_msg("%s", e.msg);
+    int pc[PHASE_COUNT];
+    graph_phase_counts(g, pc);
+    assert_int_equal(pc[PHASE_INPUT], 3);
+    assert_int_equal(pc[PHASE_FWD], 2);
+    assert_int_equal(pc[PHASE_LOSS], 1);
+    assert_int_equal(pc[PHASE_BWD], 3);
+    int c = graph_find(g, "v2");
+    assert_true(c >= 0);
+    assert_true(g->nodes[c].cost == 10); /* Conv* functions cost 10 */
+    int cg = graph_find(g, "v2.grad");
+    assert_int_equal(g->nodes[cg].grad_of, c);
+    assert_int_equal(g->nodes[cg].size, 1200 + 400); /* gradients of x and W */
+    /* v2.grad reads the gradient of v2, made by the ReLU backward */
+    int rg = graph_find(g, "v3.grad"), found = 0;
+    for (int k = g->in_off[cg]; k < g->in_off[cg + 1]; k++)
+        found |= g->in_idx[k] == rg;
+    assert_true(found);
+    assert_int_equal(graph_find(g, "/predictor/conv/W") >= 0, 1);
+    graph_free(g);
+    assert_null(load_text("3 2\n0 10 _\n1 x _\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":3:1"));
+    assert_null(load_text("2 3\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":1:1"));
+    assert_null(load_text("1 2\n0 4 _\nforward\n1 1\n7 _\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":5:1"));
+}
+
+static void test_remat2(void **st)
+{
+    (void)st;
+    Err e;
+    Graph *g = load_text("p remat2\nmemlimit 3\nnode 1 cpu 1 mem 1\nnode 2 deps 1 cpu 1 mem 1\n"
+                         "node 3 deps 2\nnode 4 deps 2 3 cpu 2 mem 5\nnode 5 deps 1 4 pointer target\n",
+                         "r", &e);
+    if (!g)
+        fail_msg("%s", e.msg);
+    assert_int_equal(g->n, 5);
+    assert_int_equal(g->n_edges, 6);
+    int n4 = graph_find(g, "4"), n5 = graph_find(g, "5");
+    assert_int_equal(g->nodes[n4].size, 5);
+    assert_true(g->nodes[n4].cost == 2);
+    assert_int_equal(g->nodes[n5].size, 0);
+    assert_int_equal(g->n_outputs, 1);
+    assert_int_equal(g->outputs[0], n5);
+    assert_non_null(strstr(g->source, "memlimit 3"));
+    graph_free(g);
+    assert_null(load_text("p remat2\nnode 1 deps 7\n", "r", &e));
+    assert_non_null(strstr(e.msg, "unknown input id '7'"));
+    assert_null(load_text("p remat2\nnode 1 cpu x\n", "r", &e));
+    assert_non_null(strstr(e.msg, ":2:"));
+    assert_null(load_text("p remat2\nnode 1\nnode 1\n", "r", &e));
+    assert_non_null(strstr(e.msg, "duplicate id '1'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moccasin_public),
+        cmocka_unit_test(test_nodelink_edge_cases),
+        cmocka_unit_test(test_pfn),
+        cmocka_unit_test(test_remat2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
