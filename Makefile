@@ -19,10 +19,15 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLA
 LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lncursesw -lpthread -lm
 
 ifeq ($(O_SAN),1)
+O_CUDA  := 0
 BUILD   := build-san
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
+
+# CUDA replay: built automatically when nvcc is found; O_CUDA=0 turns it off
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+O_CUDA  ?= $(if $(NVCC),1,0)
 
 CORE_SRC := $(wildcard src/*.c solvers/*.c render/*.c)
 UI_SRC   := $(wildcard ui/*.c)
@@ -38,7 +43,11 @@ NO_WS_FILES := src/graph_dot.c render/export.c
 $(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
 
 .PHONY: all run test check unit check-deps deps bench fuzz clean
-all: $(BUILD)/remat
+all: $(BUILD)/remat $(if $(filter 1,$(O_CUDA)),$(BUILD)/remat-cuda)
+
+# the CUDA backend is its own program, so remat runs where CUDA does not
+$(BUILD)/remat-cuda: src/replay_cuda.cu $(BUILD)/libremat.a
+	$(NVCC) -O2 -I. $(shell pkg-config --cflags $(PKGS)) -o $@ $< $(BUILD)/libremat.a $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,7 +82,7 @@ test: deps
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory O_SAN=1 check
 
-check: $(BUILD)/remat $(UNIT_BIN)
+check: all $(UNIT_BIN)
 	@./tests/run_all.sh $(BUILD)
 
 unit: $(UNIT_BIN)

@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render/curve.h"
 #include "render/export.h"
 #include "src/fileio.h"
 #include "src/graph_io.h"
+#include "src/replay.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/transform.h"
@@ -23,7 +26,7 @@
 typedef struct Args {
     const char *pos[4];
     int npos;
-    const char *solver, *budget, *out, *plan, *format, *at;
+    const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit;
     int points, top, curve, width, height, ascii, train;
     SolverOpts opts;
 } Args;
@@ -65,6 +68,12 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             TAKE(format);
         else if (!strcmp(s, "--at"))
             TAKE(at);
+        else if (!strcmp(s, "--backend"))
+            TAKE(backend);
+        else if (!strcmp(s, "--scale"))
+            TAKE(scale);
+        else if (!strcmp(s, "--fit"))
+            TAKE(fit);
         else if (!strcmp(s, "--curve"))
             a->curve = 1;
         else if (!strcmp(s, "--ascii"))
@@ -491,6 +500,151 @@ static int cmd_export(Args *a)
     return status;
 }
 
+static void print_replay(const Replay *r)
+{
+    char a[32], b[32], c[32];
+    units_format_bytes(r->simulated_peak, a, sizeof a);
+    units_format_bytes(r->measured_peak, b, sizeof b);
+    units_format_bytes(r->rss_peak, c, sizeof c);
+    double sp = (double)r->simulated_peak;
+    printf("backend   %s (%s), scale %.6g\n", r->backend, r->device, r->scale);
+    printf("simulated peak %lld (%s)\n", (long long)r->simulated_peak, a);
+    printf("measured  peak %lld (%s), %+.2f%% vs simulated (allocator live bytes)\n",
+           (long long)r->measured_peak, b, sp > 0 ? 100 * (r->measured_peak / sp - 1) : 0);
+    if (r->rss_peak > 0)
+        printf("resident  peak %lld (%s), %+.2f%% vs simulated\n", (long long)r->rss_peak, c,
+               sp > 0 ? 100 * (r->rss_peak / sp - 1) : 0);
+    if (r->correlation == r->correlation)
+        printf("step time vs node cost: correlation r = %.3f over %d steps, %.3f s\n",
+               r->correlation, r->T, r->seconds);
+}
+
+/* The CUDA backend is a separate program beside this binary, built only
+ * where nvcc exists, so that this one runs everywhere. */
+static int run_cuda(const Args *a, const char *outpath)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 32);
+    if (n <= 0) {
+        fprintf(stderr, "remat: replay: cannot locate the remat-cuda program\n");
+        return EXIT_FAIL;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "remat-cuda");
+    if (access(self, X_OK) != 0) {
+        fprintf(stderr, "remat: replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)\n");
+        return EXIT_FAIL;
+    }
+    char *argv[8];
+    int k = 0;
+    argv[k++] = self;
+    argv[k++] = (char *)a->pos[0];
+    argv[k++] = (char *)a->pos[1];
+    argv[k++] = (char *)(a->fit ? "--fit" : "--scale");
+    argv[k++] = (char *)(a->fit ? a->fit : a->scale ? a->scale : "1");
+    argv[k++] = (char *)outpath;
+    argv[k] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(self, argv);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return EXIT_FAIL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_FAIL;
+}
+
+static int cmd_replay(Args *a)
+{
+    if (a->npos != 2)
+        return usage_err("replay", "expected GRAPH PLAN");
+    const char *backend = a->backend ? a->backend : "cpu";
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
+        return usage_err("replay", "--backend must be cpu or cuda");
+    if (a->scale && a->fit)
+        return usage_err("replay", "give --scale or --fit, not both");
+    Err e;
+    err_clear(&e);
+    int status = EXIT_OK;
+    if (!strcmp(backend, "cuda")) {
+        char tmp[] = "/tmp/remat-replay-XXXXXX";
+        const char *outp = a->out;
+        if (!outp) {
+            int fd = mkstemp(tmp);
+            if (fd < 0)
+                return EXIT_FAIL;
+            close(fd);
+            outp = tmp;
+        }
+        status = run_cuda(a, outp);
+        if (status == EXIT_OK) {
+            size_t len;
+            char *text = file_read_all(outp, &len, &e);
+            Replay r;
+            if (!text || replay_from_json(&r, text, len, outp, &e))
+                status = fail(&e);
+            else {
+                print_replay(&r);
+                replay_done(&r);
+            }
+            free(text);
+        }
+        if (!a->out)
+            unlink(tmp);
+        return status;
+    }
+    double scale = 0;
+    if (a->scale) {
+        char *end;
+        scale = strtod(a->scale, &end);
+        if (*end || !(scale > 0) || scale > 1e12)
+            return usage_err("replay", "--scale needs a positive number");
+    }
+    if (a->fit) {
+        /* CPU: PCT of the machine's available memory */
+        char *end;
+        double pct = strtod(a->fit, &end);
+        if ((*end && strcmp(end, "%")) || !(pct > 0) || pct > 90)
+            return usage_err("replay", "--fit needs a percentage in (0, 90]");
+        long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        scale = -pct / 100.0 * (double)pages * (double)psz; /* resolved below, once the peak is known */
+    }
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Plan p;
+    plan_init(&p);
+    Replay r;
+    replay_init(&r);
+    if (plan_load(&p, g, a->pos[1], &e) || plan_evaluate(&p, g, &e)) {
+        if (strncmp(e.msg, a->pos[1], strlen(a->pos[1])))
+            err_prefix(&e, a->pos[1]);
+        status = fail(&e);
+        goto out;
+    }
+    if (scale < 0)
+        scale = p.peak > 0 ? -scale / (double)p.peak : 1;
+    if (replay_cpu(g, &p, scale, 0.5, &r, &e)) {
+        status = fail(&e);
+        goto out;
+    }
+    print_replay(&r);
+    if (a->out) {
+        char *json = replay_to_json(&r, g, &p);
+        Err we;
+        if (file_write_all(a->out, json, strlen(json), &we))
+            status = fail(&we);
+        free(json);
+    }
+out:
+    replay_done(&r);
+    plan_done(&p);
+    graph_free(g);
+    return status;
+}
+
 /* Until the explorer exists: the sample's info and its memory curve. */
 static int cmd_tui(Args *a)
 {
@@ -513,6 +667,7 @@ static const struct Command {
     {"export", cmd_export, "export GRAPH [--plan PLAN] --format dot|svg|png -o FILE"},
     {"transform", cmd_transform, "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
     {"convert", cmd_convert, "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
+    {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
     {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
     {"tui", cmd_tui, "tui GRAPH                            open the explorer"},
     {"help", cmd_help, "help                                 this text"},
