@@ -6,7 +6,8 @@
 #include "src/solver.h"
 
 #define SOLVERS(X) \
-    X(noremat)
+    X(noremat) \
+    X(echo)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
