@@ -13,6 +13,7 @@
 #include "render/curve.h"
 #include "render/export.h"
 #include "src/fileio.h"
+#include "src/fit.h"
 #include "src/graph_io.h"
 #include "src/replay.h"
 #include "src/sim.h"
@@ -26,7 +27,8 @@
 typedef struct Args {
     const char *pos[4];
     int npos;
-    const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit;
+    const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
+        *max_overhead;
     int points, top, curve, width, height, ascii, train;
     SolverOpts opts;
 } Args;
@@ -74,6 +76,10 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             TAKE(scale);
         else if (!strcmp(s, "--fit"))
             TAKE(fit);
+        else if (!strcmp(s, "--memory"))
+            TAKE(memory);
+        else if (!strcmp(s, "--max-overhead"))
+            TAKE(max_overhead);
         else if (!strcmp(s, "--curve"))
             a->curve = 1;
         else if (!strcmp(s, "--ascii"))
@@ -645,6 +651,75 @@ out:
     return status;
 }
 
+static int cmd_fit(Args *a)
+{
+    if (a->npos != 1)
+        return usage_err("fit", "expected GRAPH");
+    if (!a->memory)
+        return usage_err("fit", "--memory BYTES is required (e.g. 80GiB)");
+    Err e;
+    err_clear(&e);
+    int64_t mem;
+    if (units_parse_bytes(a->memory, -1, &mem, &e))
+        return usage_err("fit", e.msg);
+    double maxo = -1;
+    if (a->max_overhead) {
+        char *end;
+        maxo = strtod(a->max_overhead, &end);
+        if ((*end && strcmp(end, "%")) || maxo < 0)
+            return usage_err("fit", "--max-overhead needs a percentage such as 30%");
+        maxo /= 100;
+    }
+    const char *sname = a->solver ? a->solver : "greedy";
+    const SolverClass *cls = solver_find(sname);
+    if (!cls) {
+        char m[300];
+        snprintf(m, sizeof m, "unknown solver '%s' (see 'remat list-solvers')", sname);
+        return usage_err("fit", m);
+    }
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    FitResult r;
+    int rc = fit_batch(g, cls, &a->opts, mem, maxo, 1 << 16, &r, NULL, &e);
+    int status = EXIT_OK;
+    if (rc) {
+        status = fail(&e);
+        goto out;
+    }
+    char m1[32], m2[32], m3[32];
+    units_format_bytes(mem, m1, sizeof m1);
+    printf("memory    %s; batch multiplier scales every value but parameters (op \"param\")\n", m1);
+    if (r.b_plain) {
+        units_format_bytes(r.peak_plain, m2, sizeof m2);
+        printf("noremat   largest multiplier %d (peak %s, overhead +0.0%%)\n", r.b_plain, m2);
+    } else {
+        printf("noremat   does not fit even at multiplier 1\n");
+    }
+    if (r.b_remat) {
+        units_format_bytes(r.peak_remat, m3, sizeof m3);
+        printf("%-9s largest multiplier %d (peak %s, overhead %+.1f%%)%s\n", cls->name, r.b_remat, m3,
+               100 * r.overhead_remat, r.b_remat > r.b_plain ? "" : " (no gain over noremat)");
+        if (a->out) {
+            Graph *gb = graph_scaled(g, r.b_remat);
+            char *json = plan_to_json(&r.plan, gb, NULL);
+            Err we;
+            if (file_write_all(a->out, json, strlen(json), &we))
+                status = fail(&we);
+            free(json);
+            graph_free(gb);
+        }
+    } else {
+        printf("%-9s does not fit even at multiplier 1%s\n", cls->name,
+               maxo >= 0 ? " within the overhead limit" : "");
+        status = EXIT_BUDGET;
+    }
+out:
+    fit_result_done(&r);
+    graph_free(g);
+    return status;
+}
+
 /* Until the explorer exists: the sample's info and its memory curve. */
 static int cmd_tui(Args *a)
 {
@@ -668,6 +743,7 @@ static const struct Command {
     {"transform", cmd_transform, "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
     {"convert", cmd_convert, "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
     {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
+    {"fit", cmd_fit, "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
     {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
     {"tui", cmd_tui, "tui GRAPH                            open the explorer"},
     {"help", cmd_help, "help                                 this text"},

@@ -1,0 +1,37 @@
+/* fit.h — "with my GPU's memory, how large a batch can I train, and at
+ * what recomputation cost?"
+ *
+ * A batch multiplier b scales every value that grows with the batch: all
+ * non-input values, workspaces, and input nodes except parameters (input
+ * nodes whose op is "param"). Costs are scaled too, so overheads stay
+ * comparable. fit_batch finds the largest integer b whose plan fits the
+ * memory without recomputation (noremat) and with the given solver (whose
+ * cost overhead stays under max_overhead).
+ */
+#ifndef REMAT_FIT_H
+#define REMAT_FIT_H
+
+#include "src/plan.h"
+#include "src/solver.h"
+
+/* New graph with batch-dependent sizes multiplied by mult (caller frees). */
+Graph *graph_scaled(const Graph *g, double mult);
+
+typedef struct FitResult {
+    int b_plain;            /* largest multiplier without recomputation (0: none) */
+    int64_t peak_plain;     /* its peak */
+    int b_remat;            /* largest multiplier with the solver (0: none) */
+    int64_t peak_remat;
+    double overhead_remat;  /* its cost overhead (0.18 = +18 %) */
+    Plan plan;              /* the solver's plan at b_remat, on graph_scaled(g, b_remat) */
+} FitResult;
+
+void fit_result_init(FitResult *r);
+void fit_result_done(FitResult *r);
+
+/* max_overhead < 0: no limit. b_max caps the search (e.g. 4096). Solver
+ * errors other than "over budget" are returned. */
+int fit_batch(const Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t memory,
+              double max_overhead, int b_max, FitResult *out, Progress *p, Err *e);
+
+#endif
