@@ -56,15 +56,15 @@ static void test_remat_fits_more(void **st)
     size_t u = (size_t)snprintf(nodes, sizeof nodes,
                                 "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
     const char *prev = "x";
-    char names[40][16];
+    char names[40][32];
     int k = 0;
     for (int blk = 0; blk < 6; blk++) {
-        snprintf(names[k], 16, "mm%d", blk);
+        snprintf(names[k], 32, "mm%d", blk);
         u += (size_t)snprintf(nodes + u, sizeof nodes - u,
                               ",{\"id\":\"%s\",\"op\":\"matmul\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
         prev = names[k++];
         for (int j = 0; j < 3; j++) {
-            snprintf(names[k], 16, "ew%d_%d", blk, j);
+            snprintf(names[k], 32, "ew%d_%d", blk, j);
             u += (size_t)snprintf(nodes + u, sizeof nodes - u,
                                   ",{\"id\":\"%s\",\"op\":\"tanh\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
             prev = names[k++];
