@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "src/xalloc.h"
 
@@ -14,6 +15,21 @@ char *file_read_all(const char *path, size_t *len, Err *e)
     if (!f) {
         err_set(e, ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
+    }
+    struct stat sb;
+    if (f != stdin && fstat(fileno(f), &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            fclose(f);
+            err_set(e, ERR_IO, "%s: is a directory", path);
+            return NULL;
+        }
+        /* refuse before reading a byte, not after filling memory */
+        if (S_ISREG(sb.st_mode) && (size_t)sb.st_size > FILE_MAX_BYTES) {
+            fclose(f);
+            err_set(e, ERR_IO, "%s: file of %lld bytes is larger than the %zu MiB limit", path,
+                    (long long)sb.st_size, FILE_MAX_BYTES >> 20);
+            return NULL;
+        }
     }
     size_t cap = 1 << 16, n = 0;
     char *buf = xmalloc(cap);
@@ -79,4 +95,43 @@ void text_line_col(const char *text, size_t off, int *line, int *col)
     }
     *line = l;
     *col = c;
+}
+
+size_t text_invalid_utf8(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        int n;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            n = 1;
+            min = 0x80;
+            c &= 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 2;
+            min = 0x800;
+            c &= 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 3;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return i + 1;
+        }
+        for (int k = 1; k <= n; k++) {
+            if (i + (size_t)k >= len || (s[i + k] & 0xc0) != 0x80)
+                return i + 1;
+            c = (c << 6) | (s[i + k] & 0x3f);
+        }
+        /* overlong forms, surrogates and code points past U+10FFFF */
+        if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+            return i + 1;
+        i += (size_t)n + 1;
+    }
+    return 0;
 }

@@ -21,4 +21,8 @@ int file_write_all(const char *path, const char *data, size_t len, Err *e);
 /* 1-based line and column of byte offset off in text. */
 void text_line_col(const char *text, size_t off, int *line, int *col);
 
+/* 0 when text[0..len) is valid UTF-8, else 1 + the offset of the first
+ * invalid byte. */
+size_t text_invalid_utf8(const char *text, size_t len);
+
 #endif
