@@ -68,6 +68,8 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libremat.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wwrite-strings $(LDFLAGS) -o $@ $< $(BUILD)/libremat.a $(LDLIBS)
 
+$(BENCH_BIN): tests/bench/gen.h
+
 deps:
 	@./scripts/deps.sh
 
