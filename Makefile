@@ -84,7 +84,7 @@ test: deps
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory O_SAN=1 check
 
-check: all $(UNIT_BIN)
+check: all $(UNIT_BIN) $(BENCH_BIN)
 	@./tests/run_all.sh $(BUILD)
 
 unit: $(UNIT_BIN)

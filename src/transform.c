@@ -9,14 +9,17 @@
 
 #include "src/xalloc.h"
 
-/* A name not yet in g nor among the names already chosen (checked by
- * adding as we go: callers add the node right after). */
-static char *fresh_name(const Graph *g, const Graph *out, const char *base)
+/* A name used by none of the graphs given (taken may be NULL); callers
+ * record it right away so the next call sees it. Hash lookups keep the
+ * transform linear in the graph's size. */
+static char *fresh_name(const Graph *g, const Graph *out, const Graph *taken, const char *base)
 {
     size_t n = strlen(base) + 24;
     char *s = xmalloc(n);
     snprintf(s, n, "%s", base);
-    for (int k = 1; graph_find(g, s) >= 0 || graph_find(out, s) >= 0; k++)
+    for (int k = 1; graph_find(g, s) >= 0 || graph_find(out, s) >= 0 ||
+                    (taken && graph_find(taken, s) >= 0);
+         k++)
         snprintf(s, n, "%s.%d", base, k);
     return s;
 }
@@ -51,7 +54,7 @@ Graph *graph_make_training(const Graph *fwd, Err *e)
             graph_add_input_name(g, v, fwd->nodes[fwd->in_idx[k]].id);
     }
     /* forward outputs feed the loss */
-    char *loss = fresh_name(fwd, g, "loss");
+    char *loss = fresh_name(fwd, g, NULL, "loss");
     int lv = graph_add_node(g, loss, "loss", PHASE_LOSS, 1, 1, 0, NULL, &ne);
     for (int i = 0; i < fwd->n_outputs; i++)
         graph_add_input_name(g, lv, fwd->nodes[fwd->outputs[i]].id);
@@ -59,20 +62,15 @@ Graph *graph_make_training(const Graph *fwd, Err *e)
     /* names of gradient nodes, chosen before any is added so that consumers
      * can refer to them regardless of order */
     char **gname = xcalloc((size_t)fwd->n, sizeof *gname);
+    Graph *taken = graph_new(); /* only its id map is used: the names chosen so far */
     for (int v = 0; v < fwd->n; v++)
         if (fwd->nodes[v].phase == PHASE_FWD) {
             char base[600];
             snprintf(base, sizeof base, "%s.grad", fwd->nodes[v].id);
-            gname[v] = fresh_name(fwd, g, base);
-            /* reserve by checking the other reserved names too */
-            for (int u = 0; u < v; u++)
-                if (gname[u] && strcmp(gname[u], gname[v]) == 0) {
-                    free(gname[v]);
-                    snprintf(base, sizeof base, "%s.grad.%d", fwd->nodes[v].id, v);
-                    gname[v] = fresh_name(fwd, g, base);
-                    break;
-                }
+            gname[v] = fresh_name(fwd, g, taken, base);
+            graph_add_node(taken, gname[v], NULL, PHASE_FWD, 0, 0, 0, NULL, &ne);
         }
+    graph_free(taken);
     /* backward nodes in reverse topological order of the forward part */
     for (int i = fwd->n - 1; i >= 0; i--) {
         int v = fwd->topo[i];

@@ -292,6 +292,17 @@ static void test_transform(void **st)
     assert_int_equal(t->outputs[0], ag);
     assert_null(graph_make_training(t, &e));
     assert_non_null(strstr(e.msg, "forward-only"));
+    /* names the forward graph already uses get a suffix */
+    Graph *f2 = tu_graph("a; a.grad:a; loss:a.grad");
+    Graph *t2 = graph_make_training(f2, &e);
+    assert_non_null(t2);
+    int ag1 = graph_find(t2, "a.grad.1"), agg = graph_find(t2, "a.grad.grad");
+    assert_true(ag1 >= 0 && agg >= 0);
+    assert_int_equal(t2->nodes[ag1].grad_of, graph_find(t2, "a"));
+    assert_int_equal(t2->nodes[agg].grad_of, graph_find(t2, "a.grad"));
+    assert_true(graph_find(t2, "loss.1") >= 0);
+    graph_free(t2);
+    graph_free(f2);
     /* the training graph's own order is valid and recomputation-free */
     int64_t bp;
     double bc;
