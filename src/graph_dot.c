@@ -256,7 +256,9 @@ char *graph_to_dot(const Graph *g)
         put(&b, " [op=");
         put_quoted(&b, nd->op);
         json_format_num(nd->cost, num, sizeof num);
-        put(&b, " phase=%s size=%lld cost=%s", phase_name(nd->phase), (long long)nd->size, num);
+        /* DOT numerals have no exponent: "1e+20" must be a quoted string */
+        put(&b, " phase=%s size=%lld cost=%s%s%s", phase_name(nd->phase), (long long)nd->size,
+            strpbrk(num, "eE") ? "\"" : "", num, strpbrk(num, "eE") ? "\"" : "");
         if (nd->workspace)
             put(&b, " workspace=%lld", (long long)nd->workspace);
         if (nd->grad_of >= 0) {
