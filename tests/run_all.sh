@@ -2,6 +2,7 @@
 # run_all.sh BUILD — every unit test binary and the command-line tests of one
 # build, then one summary line "N passed, N failed".
 B=${1:-build}
+mkdir -p "$B/tests"
 pass=0; failn=0
 for t in "$B"/tests/test_*; do
     [ -x "$t" ] || continue
