@@ -91,6 +91,30 @@ static const char *attr(void *obj, const char *name)
     return v && *v ? v : NULL;
 }
 
+/* cgraph keeps backslashes in quoted strings (only \" is decoded), so undo
+ * the writer's other escapes here: \\ is one backslash, \n a newline; any
+ * other backslash stays as written. Returns a static buffer per slot
+ * (callers copy before the slot is reused), NULL for NULL. */
+static const char *unesc(const char *s, int slot)
+{
+    static char *buf[4];
+    if (!s)
+        return NULL;
+    free(buf[slot]);
+    buf[slot] = xmalloc(strlen(s) + 1);
+    char *d = buf[slot];
+    for (; *s; s++) {
+        if (s[0] == '\\' && (s[1] == '\\' || s[1] == 'n')) {
+            *d++ = s[1] == 'n' ? '\n' : '\\';
+            s++;
+        } else {
+            *d++ = *s;
+        }
+    }
+    *d = '\0';
+    return buf[slot];
+}
+
 static int parse_i64(const char *s, int64_t *out)
 {
     char *end;
@@ -119,7 +143,7 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
 {
     char where[300];
     for (Agnode_t *an = agfstnode(ag); an; an = agnxtnode(ag, an)) {
-        const char *id = agnameof(an);
+        const char *id = unesc(agnameof(an), 0);
         snprintf(where, sizeof where, "node '%s'", id);
         int64_t size = 1, ws = 0;
         double cost = 1;
@@ -136,7 +160,7 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         if ((v = attr(an, "cost")) && parse_num(v, &cost))
             return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a finite non-negative number",
                            fname, where, v);
-        const char *op = attr(an, "op");
+        const char *op = unesc(attr(an, "op"), 1);
         if (!op)
             op = phase == PHASE_INPUT ? "input" : "op";
         Err ne;
@@ -144,7 +168,7 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         if (graph_add_node(g, id, op, (Phase)phase, size, cost, ws, where, &ne) < 0)
             return err_set(e, ne.code, "%s: %s", fname, ne.msg);
         if ((v = attr(an, "grad_of")))
-            graph_set_grad_of_name(g, g->n - 1, v);
+            graph_set_grad_of_name(g, g->n - 1, unesc(v, 1));
         if ((v = attr(an, "output")) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
             graph_add_output_name(g, id);
     }
@@ -166,8 +190,8 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         edges[j + 1] = x;
     }
     for (int i = 0; i < k; i++) {
-        int v = graph_find(g, agnameof(aghead(edges[i])));
-        graph_add_input_name(g, v, agnameof(agtail(edges[i])));
+        int v = graph_find(g, unesc(agnameof(aghead(edges[i])), 0));
+        graph_add_input_name(g, v, unesc(agnameof(agtail(edges[i])), 1));
     }
     free(edges);
     return ERR_OK;
@@ -268,8 +292,8 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     }
     g = graph_new();
     const char *nm = agnameof(ag);
-    graph_set_info(g, nm && nm[0] != '%' ? nm : "", attr(ag, "source"), attr(ag, "cost_unit"),
-                   attr(ag, "size_unit"));
+    graph_set_info(g, nm && nm[0] != '%' ? unesc(nm, 0) : "", unesc(attr(ag, "source"), 1),
+                   unesc(attr(ag, "cost_unit"), 2), unesc(attr(ag, "size_unit"), 3));
     if (read_nodes(ag, g, fname, e) || graph_finalize(g, e)) {
         if (e && e->code != ERR_OK && strncmp(e->msg, fname, strlen(fname)) != 0)
             err_prefix(e, fname);
@@ -343,7 +367,9 @@ char *graph_to_dot(const Graph *g)
         put(&b, " [op=");
         put_quoted(&b, nd->op);
         json_format_num(nd->cost, num, sizeof num);
-        put(&b, " phase=%s size=%lld cost=%s", phase_name(nd->phase), (long long)nd->size, num);
+        /* DOT numerals have no exponent: "1e+20" must be a quoted string */
+        put(&b, " phase=%s size=%lld cost=%s%s%s", phase_name(nd->phase), (long long)nd->size,
+            strpbrk(num, "eE") ? "\"" : "", num, strpbrk(num, "eE") ? "\"" : "");
         if (nd->workspace)
             put(&b, " workspace=%lld", (long long)nd->workspace);
         if (nd->grad_of >= 0) {

@@ -172,6 +172,11 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
             char b1[32], b2[32];
             fmt_bytes_plain(budget, b1, sizeof b1);
             fmt_bytes_plain(lo, b2, sizeof b2);
+            /* at < 0: no node runs at all, the resident inputs alone exceed it */
+            if (at < 0)
+                return err_set(e, ERR_OVER_BUDGET,
+                               "budget %s is below the smallest possible peak %s (the resident "
+                               "inputs)", b1, b2);
             return err_set(e, ERR_OVER_BUDGET,
                            "budget %s is below the smallest possible peak %s (node '%s' with its "
                            "inputs, plus the resident inputs and outputs)",

@@ -124,6 +124,16 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
     return 0;
 }
 
+/* Errors that arise after loading (solver, budget) do not name the file by
+ * themselves; every error line must, so prefix the graph's path. */
+static int fail_in(const char *path, Err *e)
+{
+    if (strncmp(e->msg, path, strlen(path)))
+        err_prefix(e, path);
+    fprintf(stderr, "remat: %s\n", e->msg);
+    return e->code == ERR_USAGE ? EXIT_USAGE : e->code == ERR_OVER_BUDGET ? EXIT_BUDGET : EXIT_FAIL;
+}
+
 static int fail(const Err *e)
 {
     fprintf(stderr, "remat: %s\n", e->msg);
@@ -262,7 +272,7 @@ static int cmd_solve(Args *a)
     const SolverClass *cls = solver_find(a->solver);
     if (!cls) {
         char m[300];
-        snprintf(m, sizeof m, "unknown solver '%s' (see 'remat list-solvers')", a->solver);
+        snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", a->solver);
         return usage_err("solve", m);
     }
     Err e;
@@ -280,7 +290,7 @@ static int cmd_solve(Args *a)
     Solver *s = solver_new(cls, g, &a->opts, &e);
     if (!s) {
         graph_free(g);
-        return fail(&e);
+        return fail_in(a->pos[0], &e);
     }
     Plan p;
     plan_init(&p);
@@ -302,9 +312,9 @@ static int cmd_solve(Args *a)
                     cls->name, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
         else
-            status = fail(&e);
+            status = fail_in(a->pos[0], &e);
     } else {
-        status = fail(&e);
+        status = fail_in(a->pos[0], &e);
     }
     plan_done(&p);
     solver_free(s);
@@ -389,7 +399,7 @@ static int cmd_sweep(Args *a)
     Solver *s = solver_new(cls, g, &a->opts, &e);
     if (!s) {
         graph_free(g);
-        return fail(&e);
+        return fail_in(a->pos[0], &e);
     }
     int64_t bp, lo = graph_min_peak(g, NULL);
     double bc;
