@@ -132,6 +132,9 @@ int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, 
         if (scale < 1)
             scale = 1;
     }
+    /* whole-number scales keep "allocated bytes / scale" exact */
+    if (scale >= 1)
+        scale = floor(scale);
     snprintf(out->backend, sizeof out->backend, "cpu");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(out->device, sizeof out->device, "cpu (%ld cores), buffers >= 64 KiB via mmap", ncpu);
