@@ -6,7 +6,9 @@
 #include "src/solver.h"
 
 #define SOLVERS(X) \
-    X(noremat)
+    X(noremat) \
+    X(chen) \
+    X(greedy)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
