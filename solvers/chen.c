@@ -31,6 +31,12 @@ typedef struct {
     int *seg;       /* segment of each forward node, -1 otherwise */
     unsigned char *ck;
     int nseg;
+    /* peak and cost of each segment count tried by the budget search; they
+     * do not depend on the budget, so later budgets reuse them */
+    int *tab_k;
+    int64_t *tab_peak;
+    double *tab_cost;
+    int ntab;
 } Chen;
 
 static int is_fwd(const Graph *g, int v)
@@ -255,76 +261,108 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out, unsigned char *
     }
 }
 
+/* Simulate every segment count of the budget search once (at most ~128:
+ * every count on small graphs, an even spread on large ones). */
+static int fill_table(const Graph *g, Chen *st, unsigned char *emitted, Plan *tmp, Progress *p,
+                      Err *e)
+{
+    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
+    int cap = (span + step - 1) / step + 1, n = 0;
+    int *ks = xmallocarray((size_t)cap, sizeof *ks);
+    int64_t *pk = xmallocarray((size_t)cap, sizeof *pk);
+    double *co = xmallocarray((size_t)cap, sizeof *co);
+    int rc = ERR_OK;
+    for (int k = 1; k <= span; k += step) {
+        if (progress_cancelled(p)) {
+            rc = err_set(e, ERR_CANCELLED, "chen: cancelled");
+            break;
+        }
+        build(g, st, k, tmp, emitted);
+        Sim sim;
+        Err se;
+        err_clear(&se);
+        if (sim_run(g, tmp->steps, tmp->T, &sim, &se)) {
+            rc = err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
+            break;
+        }
+        ks[n] = k;
+        pk[n] = sim.peak;
+        co[n] = sim.cost;
+        n++;
+        sim_done(&sim);
+        progress_set(p, (double)n / cap);
+    }
+    if (rc) {
+        free(ks);
+        free(pk);
+        free(co);
+        return rc;
+    }
+    st->tab_k = ks;
+    st->tab_peak = pk;
+    st->tab_cost = co;
+    st->ntab = n;
+    return ERR_OK;
+}
+
+/* The cheapest count whose peak fits the budget (ties: lower peak), else
+ * the one with the lowest peak (ties: lower cost). */
+static int pick_count(const Chen *st, int64_t budget)
+{
+    int best = -1, bfits = 0;
+    for (int i = 0; i < st->ntab; i++) {
+        int fits = st->tab_peak[i] <= budget;
+        int64_t p = st->tab_peak[i];
+        double c = st->tab_cost[i];
+        int better = best < 0 || (fits && !bfits);
+        if (best >= 0 && fits == bfits) {
+            int64_t bp = st->tab_peak[best];
+            double bc = st->tab_cost[best];
+            better = fits ? (c < bc || (c == bc && p < bp)) : (p < bp || (p == bp && c < bc));
+        }
+        if (better) {
+            best = i;
+            bfits = fits;
+        }
+    }
+    return st->tab_k[best];
+}
+
 static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     const Graph *g = s->g;
     Chen *st = s->state;
     const char *sv = solver_opt_str(s, "segments");
-    int lo, hi;
+    unsigned char *emitted = xmalloc((size_t)g->n);
+    int k, rc = ERR_OK;
     if (strcmp(sv, "auto") != 0) {
         long long x;
-        if (solver_opt_int(s, "segments", &x, e))
+        if (solver_opt_int(s, "segments", &x, e)) {
+            free(emitted);
             return ERR_USAGE;
-        lo = hi = x > st->m + 1 ? st->m + 1 : (int)x;
+        }
+        k = x > st->m + 1 ? st->m + 1 : (int)x;
     } else if (budget == PLAN_NO_BUDGET) {
-        lo = hi = (int)lround(sqrt((double)st->m));
-        if (lo < 1)
-            lo = hi = 1;
+        k = (int)lround(sqrt((double)st->m));
+        if (k < 1)
+            k = 1;
     } else {
-        lo = 1;
-        hi = st->m + 1;
+        if (!st->ntab)
+            rc = fill_table(g, st, emitted, out, p, e);
+        k = rc ? 0 : pick_count(st, budget);
     }
-    /* at most ~128 counts tried: every one on small graphs, a spread else */
-    int span = hi - lo + 1, step = span > 128 ? (span + 127) / 128 : 1;
-    unsigned char *emitted = xmalloc((size_t)g->n);
-    Plan best;
-    plan_init(&best);
-    int best_seg = -1, best_fits = 0;
-    int64_t best_peak = 0;
-    double best_cost = 0;
-    int rc = ERR_OK, tried = 0, ntry = (span + step - 1) / step;
-    for (int k = lo; k <= hi; k += step) {
-        if (progress_cancelled(p)) {
-            rc = err_set(e, ERR_CANCELLED, "chen: cancelled");
-            break;
-        }
-        build(g, st, k, out, emitted);
-        Sim sim;
-        Err se;
-        err_clear(&se);
-        if (sim_run(g, out->steps, out->T, &sim, &se)) {
-            rc = err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
-            break;
-        }
-        int fits = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-        int better = best_seg < 0 || (fits && !best_fits) ||
-                     (fits && best_fits && (sim.cost < best_cost ||
-                                            (sim.cost == best_cost && sim.peak < best_peak))) ||
-                     (!fits && !best_fits && (sim.peak < best_peak ||
-                                              (sim.peak == best_peak && sim.cost < best_cost)));
-        if (better) {
-            plan_copy(&best, out);
-            best_seg = k;
-            best_fits = fits;
-            best_peak = sim.peak;
-            best_cost = sim.cost;
-        }
-        sim_done(&sim);
-        progress_set(p, (double)++tried / ntry);
-    }
-    if (rc == ERR_OK && best_seg >= 0) {
-        build(g, st, best_seg, out, emitted); /* leaves st's segments for describe */
-    } else {
+    if (rc) {
         plan_reset(out);
         st->nseg = 0;
+    } else {
+        build(g, st, k, out, emitted);
     }
-    plan_done(&best);
     free(emitted);
     return rc;
 }
 
-/* Candidates and the order are prepared once; each budget only re-searches
- * the segment count (at most ~128 simulations). */
+/* Candidates, the order and the table of segment counts are computed once;
+ * a new budget only picks from the table and builds one schedule. */
 static int chen_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
 {
     (void)prev;
@@ -370,6 +408,9 @@ static void chen_release(Solver *s)
         free(st->topo);
         free(st->seg);
         free(st->ck);
+        free(st->tab_k);
+        free(st->tab_peak);
+        free(st->tab_cost);
     }
     free(st);
 }
