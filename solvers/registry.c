@@ -7,6 +7,8 @@
 
 #define SOLVERS(X) \
     X(noremat) \
+    X(chen) \
+    X(greedy) \
     X(echo)
 
 #define X(name) extern const SolverClass solver_##name;

@@ -1,0 +1,428 @@
+/* chen.c — Chen et al. 2016 sqrt(n) segment checkpointing on training graphs.
+ *
+ * Candidate boundaries are the forward nodes every path from the forward
+ * sources to the loss passes through (cut vertices between a super-source
+ * and a super-sink, found with an iterative Tarjan DFS). Some of them are
+ * kept as checkpoints; the forward pass runs once, and the backward pass
+ * goes segment by segment from the last, recomputing each segment's
+ * interior forward nodes right before that segment's gradient nodes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+static const SolverParam params[] = {
+    {"segments", "auto",
+     "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"},
+    {NULL, NULL, NULL},
+};
+
+typedef struct {
+    int *cand;      /* candidate boundaries in forward order */
+    int m;
+    int *topo;      /* non-input nodes in the graph's topological order */
+    int T;
+    /* result of the last solve, for describe */
+    int *seg;       /* segment of each forward node, -1 otherwise */
+    unsigned char *ck;
+    int nseg;
+    /* peak and cost of each segment count tried by the budget search; they
+     * do not depend on the budget, so later budgets reuse them */
+    int *tab_k;
+    int64_t *tab_peak;
+    double *tab_cost;
+    int ntab;
+} Chen;
+
+static int is_fwd(const Graph *g, int v)
+{
+    return g->nodes[v].phase == PHASE_FWD;
+}
+
+/* Cut vertices between S (next to forward nodes without forward inputs) and
+ * L (next to forward nodes the loss reads) in the undirected forward graph.
+ * Input values are resident for the whole run, so they never tie segments
+ * together and are left out. Iterative DFS: no recursion over depth. */
+static int *find_candidates(const Graph *g, int *m)
+{
+    int n = g->n, S = n, L = n + 1, N = n + 2;
+    int have_loss = 0;
+    for (int v = 0; v < n; v++)
+        have_loss |= g->nodes[v].phase == PHASE_LOSS;
+    int *deg = xcalloc((size_t)N, sizeof *deg);
+    unsigned char *toS = xcalloc((size_t)n, 1), *toL = xcalloc((size_t)n, 1);
+    for (int v = 0; v < n; v++) {
+        if (!is_fwd(g, v))
+            continue;
+        int fin = 0, fout = 0, loss = 0;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (is_fwd(g, g->in_idx[k]))
+                fin++;
+        for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            int w = g->out_idx[k];
+            fout += is_fwd(g, w);
+            loss |= g->nodes[w].phase == PHASE_LOSS;
+        }
+        toS[v] = fin == 0;
+        toL[v] = loss || (!have_loss && fout == 0);
+        deg[v] = fin + fout + toS[v] + toL[v];
+        deg[S] += toS[v];
+        deg[L] += toL[v];
+    }
+    int *off = xmallocarray((size_t)N + 1, sizeof *off);
+    off[0] = 0;
+    for (int v = 0; v < N; v++)
+        off[v + 1] = off[v] + deg[v];
+    int *adj = xmallocarray((size_t)off[N] + 1, sizeof *adj);
+    int *fill = xmallocarray((size_t)N, sizeof *fill);
+    memcpy(fill, off, (size_t)N * sizeof *fill);
+    for (int v = 0; v < n; v++) {
+        if (!is_fwd(g, v))
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (is_fwd(g, g->in_idx[k]))
+                adj[fill[v]++] = g->in_idx[k];
+        for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++)
+            if (is_fwd(g, g->out_idx[k]))
+                adj[fill[v]++] = g->out_idx[k];
+        if (toS[v]) {
+            adj[fill[v]++] = S;
+            adj[fill[S]++] = v;
+        }
+        if (toL[v]) {
+            adj[fill[v]++] = L;
+            adj[fill[L]++] = v;
+        }
+    }
+    int *disc = xmallocarray((size_t)N, sizeof *disc);
+    int *low = xmallocarray((size_t)N, sizeof *low);
+    int *parent = xmallocarray((size_t)N, sizeof *parent);
+    int *it = xmallocarray((size_t)N, sizeof *it);
+    int *stack = xmallocarray((size_t)N, sizeof *stack);
+    for (int v = 0; v < N; v++)
+        disc[v] = -1;
+    int time = 0, sp = 0;
+    disc[S] = low[S] = time++;
+    parent[S] = -1;
+    it[S] = off[S];
+    stack[sp++] = S;
+    while (sp) {
+        int v = stack[sp - 1];
+        if (it[v] < off[v + 1]) {
+            int w = adj[it[v]++];
+            if (disc[w] < 0) {
+                disc[w] = low[w] = time++;
+                parent[w] = v;
+                it[w] = off[w];
+                stack[sp++] = w;
+            } else if (w != parent[v] && disc[w] < low[v]) {
+                low[v] = disc[w];
+            }
+        } else {
+            sp--;
+            if (parent[v] >= 0 && low[v] < low[parent[v]])
+                low[parent[v]] = low[v];
+        }
+    }
+    /* On the tree path S..L, c separates S from L iff its child on the path
+     * cannot climb above c. */
+    int *cand = xmallocarray((size_t)n + 1, sizeof *cand);
+    int k = 0;
+    if (disc[L] >= 0)
+        for (int ch = L, c = parent[L]; c != S; ch = c, c = parent[c])
+            if (low[ch] >= disc[c])
+                cand[k++] = c;
+    for (int i = 0; i < k / 2; i++) {
+        int t = cand[i];
+        cand[i] = cand[k - 1 - i];
+        cand[k - 1 - i] = t;
+    }
+    free(deg);
+    free(toS);
+    free(toL);
+    free(off);
+    free(adj);
+    free(fill);
+    free(disc);
+    free(low);
+    free(parent);
+    free(it);
+    free(stack);
+    *m = k;
+    return cand;
+}
+
+static int chen_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    int counts[PHASE_COUNT];
+    graph_phase_counts(g, counts);
+    if (counts[PHASE_BWD] == 0)
+        return err_set(e, ERR_UNSUPPORTED,
+                       "chen: not a training graph (no bwd nodes); convert it to a training graph first");
+    const char *sv = solver_opt_str(s, "segments");
+    if (strcmp(sv, "auto") != 0) {
+        long long x;
+        if (solver_opt_int(s, "segments", &x, e))
+            return ERR_USAGE;
+        if (x < 1)
+            return err_set(e, ERR_USAGE, "chen: segments=%s: expected auto or a count >= 1", sv);
+    }
+    int m;
+    int *cand = find_candidates(g, &m);
+    if (m == 0) {
+        free(cand);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "chen: no articulation points in the forward part: chen needs a chain-like graph");
+    }
+    Chen *st = xcalloc(1, sizeof *st);
+    st->cand = cand;
+    st->m = m;
+    st->topo = sim_baseline_order(g, &st->T);
+    st->seg = xmallocarray((size_t)g->n, sizeof *st->seg);
+    st->ck = xcalloc((size_t)g->n, 1);
+    s->state = st;
+    return ERR_OK;
+}
+
+/* Schedule with nseg segments (nseg - 1 checkpoints spread evenly over the
+ * candidates) into out; fills st->seg, st->ck and st->nseg. */
+static void build(const Graph *g, Chen *st, int nseg, Plan *out, unsigned char *emitted)
+{
+    memset(st->ck, 0, (size_t)g->n);
+    int K = 0, prev = -1;
+    for (int j = 1; j < nseg; j++) {
+        int i = (int)((long long)j * st->m / nseg);
+        if (i <= prev || i >= st->m)
+            continue;
+        st->ck[st->cand[i]] = 1;
+        prev = i;
+        K++;
+    }
+    st->nseg = K + 1;
+    for (int t = 0; t < st->T; t++) {
+        int v = st->topo[t];
+        st->seg[v] = -1;
+        if (!is_fwd(g, v))
+            continue;
+        int sg = 0;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int u = g->in_idx[k];
+            if (is_fwd(g, u) && st->seg[u] + st->ck[u] > sg)
+                sg = st->seg[u] + st->ck[u];
+        }
+        st->seg[v] = sg;
+    }
+    plan_reset(out);
+    for (int t = 0; t < st->T; t++)
+        if (is_fwd(g, st->topo[t]))
+            plan_push(out, st->topo[t]);
+    for (int t = 0; t < st->T; t++)
+        if (g->nodes[st->topo[t]].phase == PHASE_LOSS)
+            plan_push(out, st->topo[t]);
+    memset(emitted, 0, (size_t)g->n);
+    for (int sg = K; sg >= 0; sg--) {
+        /* the last segment's values are still held from the forward pass */
+        if (sg < K)
+            for (int t = 0; t < st->T; t++) {
+                int v = st->topo[t];
+                if (is_fwd(g, v) && st->seg[v] == sg && !st->ck[v])
+                    plan_push(out, v);
+            }
+        for (int t = 0; t < st->T; t++) {
+            int b = st->topo[t];
+            if (g->nodes[b].phase != PHASE_BWD || emitted[b])
+                continue;
+            int gf = g->nodes[b].grad_of;
+            int bs = gf >= 0 && is_fwd(g, gf) ? st->seg[gf] : K;
+            if (bs < sg)
+                continue;
+            int ready = 1;
+            for (int k = g->in_off[b]; k < g->in_off[b + 1] && ready; k++) {
+                int u = g->in_idx[k];
+                ready = g->nodes[u].phase != PHASE_BWD || emitted[u];
+            }
+            if (ready) {
+                plan_push(out, b);
+                emitted[b] = 1;
+            }
+        }
+    }
+    /* anything left waits on nothing that can still change: run it in order */
+    for (int t = 0; t < st->T; t++) {
+        int b = st->topo[t];
+        if (g->nodes[b].phase == PHASE_BWD && !emitted[b])
+            plan_push(out, b);
+    }
+}
+
+/* Simulate every segment count of the budget search once (at most ~128:
+ * every count on small graphs, an even spread on large ones). */
+static int fill_table(const Graph *g, Chen *st, unsigned char *emitted, Plan *tmp, Progress *p,
+                      Err *e)
+{
+    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
+    int cap = (span + step - 1) / step + 1, n = 0;
+    int *ks = xmallocarray((size_t)cap, sizeof *ks);
+    int64_t *pk = xmallocarray((size_t)cap, sizeof *pk);
+    double *co = xmallocarray((size_t)cap, sizeof *co);
+    int rc = ERR_OK;
+    for (int k = 1; k <= span; k += step) {
+        if (progress_cancelled(p)) {
+            rc = err_set(e, ERR_CANCELLED, "chen: cancelled");
+            break;
+        }
+        build(g, st, k, tmp, emitted);
+        Sim sim;
+        Err se;
+        err_clear(&se);
+        if (sim_run(g, tmp->steps, tmp->T, &sim, &se)) {
+            rc = err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
+            break;
+        }
+        ks[n] = k;
+        pk[n] = sim.peak;
+        co[n] = sim.cost;
+        n++;
+        sim_done(&sim);
+        progress_set(p, (double)n / cap);
+    }
+    if (rc) {
+        free(ks);
+        free(pk);
+        free(co);
+        return rc;
+    }
+    st->tab_k = ks;
+    st->tab_peak = pk;
+    st->tab_cost = co;
+    st->ntab = n;
+    return ERR_OK;
+}
+
+/* The cheapest count whose peak fits the budget (ties: lower peak), else
+ * the one with the lowest peak (ties: lower cost). */
+static int pick_count(const Chen *st, int64_t budget)
+{
+    int best = -1, bfits = 0;
+    for (int i = 0; i < st->ntab; i++) {
+        int fits = st->tab_peak[i] <= budget;
+        int64_t p = st->tab_peak[i];
+        double c = st->tab_cost[i];
+        int better = best < 0 || (fits && !bfits);
+        if (best >= 0 && fits == bfits) {
+            int64_t bp = st->tab_peak[best];
+            double bc = st->tab_cost[best];
+            better = fits ? (c < bc || (c == bc && p < bp)) : (p < bp || (p == bp && c < bc));
+        }
+        if (better) {
+            best = i;
+            bfits = fits;
+        }
+    }
+    return st->tab_k[best];
+}
+
+static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    const Graph *g = s->g;
+    Chen *st = s->state;
+    const char *sv = solver_opt_str(s, "segments");
+    unsigned char *emitted = xmalloc((size_t)g->n);
+    int k, rc = ERR_OK;
+    if (strcmp(sv, "auto") != 0) {
+        long long x;
+        if (solver_opt_int(s, "segments", &x, e)) {
+            free(emitted);
+            return ERR_USAGE;
+        }
+        k = x > st->m + 1 ? st->m + 1 : (int)x;
+    } else if (budget == PLAN_NO_BUDGET) {
+        k = (int)lround(sqrt((double)st->m));
+        if (k < 1)
+            k = 1;
+    } else {
+        if (!st->ntab)
+            rc = fill_table(g, st, emitted, out, p, e);
+        k = rc ? 0 : pick_count(st, budget);
+    }
+    if (rc) {
+        plan_reset(out);
+        st->nseg = 0;
+    } else {
+        build(g, st, k, out, emitted);
+    }
+    free(emitted);
+    return rc;
+}
+
+/* Candidates, the order and the table of segment counts are computed once;
+ * a new budget only picks from the table and builds one schedule. */
+static int chen_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
+{
+    (void)prev;
+    return chen_solve(s, budget, out, p, e);
+}
+
+static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    const Graph *g = s->g;
+    const Chen *st = s->state;
+    if (!st || st->nseg == 0)
+        return err_set(e, ERR_INVALID, "chen: nothing solved yet");
+    char buf[256];
+    snprintf(buf, sizeof buf, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
+    overlay_set_title(out, buf);
+    int *grp = xmallocarray((size_t)st->nseg, sizeof *grp);
+    for (int sg = 0; sg < st->nseg; sg++) {
+        int end = -1;
+        for (int v = 0; v < g->n; v++)
+            if (st->seg[v] == sg && st->ck[v])
+                end = v;
+        if (end >= 0)
+            snprintf(buf, sizeof buf, "segment %d (checkpoint %s)", sg + 1, g->nodes[end].id);
+        else
+            snprintf(buf, sizeof buf, "segment %d (last, kept from the forward pass)", sg + 1);
+        grp[sg] = overlay_add(out, OVERLAY_SEGMENT, buf, -1, 0);
+    }
+    for (int t = 0; t < st->T; t++) {
+        int v = st->topo[t];
+        if (is_fwd(g, v) && st->seg[v] >= 0)
+            overlay_add_node(out, grp[st->seg[v]], v);
+    }
+    free(grp);
+    return ERR_OK;
+}
+
+static void chen_release(Solver *s)
+{
+    Chen *st = s->state;
+    if (st) {
+        free(st->cand);
+        free(st->topo);
+        free(st->seg);
+        free(st->ck);
+        free(st->tab_k);
+        free(st->tab_peak);
+        free(st->tab_cost);
+    }
+    free(st);
+}
+
+const SolverClass solver_chen = {
+    .name = "chen",
+    .title = "Chen et al. sqrt(n) checkpointing: keep segment boundaries, recompute each segment in backward",
+    .caps = SOLVER_INCREMENTAL | SOLVER_STRUCTURE,
+    .params = params,
+    .prepare = chen_prepare,
+    .solve = chen_solve,
+    .resolve = chen_resolve,
+    .describe = chen_describe,
+    .release = chen_release,
+};
