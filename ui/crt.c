@@ -51,8 +51,12 @@ int crt_init(int ascii)
         if (!screen)
             return -1;
         set_term(screen);
-    } else if (!initscr()) {
-        return -1;
+    } else {
+        /* newterm rather than initscr, so crt_done can delscreen it */
+        screen = newterm(NULL, stdout, stdin);
+        if (!screen)
+            return -1;
+        set_term(screen);
     }
     active = 1;
     atexit(crt_done);
