@@ -2,7 +2,6 @@
  * figures the views share, and the (solver, budget) plan cache. */
 #include "src/session.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,7 +37,10 @@ Session *session_new(Graph *g, const SolverClass *cls, const SolverOpts *opts, E
         for (int i = 0; i < opts->n; i++) {
             size_t n = strlen(opts->key[i]) + strlen(opts->val[i]) + 2;
             char *kv = xmalloc(n);
-            snprintf(kv, n, "%s=%s", opts->key[i], opts->val[i]);
+            size_t kl = strlen(opts->key[i]);
+            memcpy(kv, opts->key[i], kl);
+            kv[kl] = '=';
+            memcpy(kv + kl + 1, opts->val[i], n - kl - 1);
             solver_opts_add(&s->opts, kv, NULL);
             free(kv);
         }

@@ -258,10 +258,11 @@ static void draw_status(Tui *t, int y, int w)
         static const char spin[] = "|/-\\";
         snprintf(state, sizeof state, "%c solving %.1fs", spin[t->spin % 4], el);
     } else {
-        snprintf(state, sizeof state, "solved in %.3fs%s", s->secs, s->from_cache ? " (cached)" : "");
+        snprintf(state, sizeof state, "solved %.3fs%s", s->secs, s->from_cache ? " (cached)" : "");
     }
-    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s | overhead %+.1f%% | %s",
+    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%% | %s",
              s->g->name[0] ? s->g->name : "graph", s->cls->name, bud, pk,
+             s->have && s->sim.peak > s->budget ? " OVER" : "",
              s->have ? plan_overhead(&s->plan) * 100 : 0.0, state);
     attron(crt_attr(CRT_BAR));
     mvhline(y, 0, ' ', w);

@@ -9,7 +9,6 @@ case "$REMAT" in /*) ;; *) REMAT="$PWD/$REMAT" ;; esac
 SOCK="remat-test-$$"
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 screen() { tm capture-pane -p -t tui; }
 # wait_for REGEX [TENTHS]: poll the screen until it matches (default 10 s)
