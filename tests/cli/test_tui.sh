@@ -127,8 +127,28 @@ tm send-keys -t tui p
 check 'step 34 \(f32.grad\): .*<- peak' "p jumps to the peak"
 tm send-keys -t tui h
 check 'step 33 \(' "h moves the cursor left"
+# mouse (SGR reports, as xterm sends them): press on the slider's left
+# end, drag to the far right, release; click the curve's first column
+col=$(screen | awk '/^budget .*\[/ { print index($0, "["); exit }')
+row=$(screen | awk '/^budget .*\[/ { print NR; exit }')
+if [ -n "$col" ] && [ -n "$row" ]; then
+    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dM' $((col + 1)) "$row")"
+    check '\| budget 10.0 MiB \|' "mouse press on the slider's left end"
+    tm send-keys -t tui -l "$(printf '\033[<32;%d;%dM' 99 "$row")"
+    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dm' 99 "$row")"
+    check '\| budget 69.0 MiB \|' "mouse drag to the right end"
+    tm send-keys -t tui -l "$(printf '\033[<0;12;10M\033[<0;12;10m')"
+    check 'step 1 \(f1\):' "mouse click moves the time cursor"
+else
+    echo "FAIL: no slider row"; fails=$((fails+1))
+fi
 tm send-keys -t tui '?'
 check 'Remat Explorer keys' "help"
 tm send-keys -t tui x q
 wait_exit "chain: q"
+
+# ---- without a terminal: the info and the curve, as text ----------------
+run "$REMAT" tui samples/kumar_fig1.json
+expect_rc 0 "tui without a tty"
+expect_out 'baseline  peak 4 \(4 B\) at step 4 \(D\)' "tui without a tty prints the info"
 finish
