@@ -180,6 +180,34 @@ static void cache_serves_repeats_and_budget_clamps(void **st)
     session_free(s);
 }
 
+static void cache_is_per_budget_for_budgeted_solvers(void **st)
+{
+    (void)st;
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
+    atomic_store(&hold, 0);
+    atomic_store(&starts, 0);
+    int64_t b1 = s->base_peak, b2 = s->min_peak;
+    assert_true(b2 < b1);
+    assert_int_equal(session_request(s), 0);
+    assert_true(wait_answer(s));
+    session_set_budget(s, b2);
+    assert_int_equal(session_request(s), 0);    /* a new budget goes to the worker */
+    assert_true(wait_answer(s));
+    assert_int_equal(s->have_budget, b2);
+    assert_int_equal(s->rc, ERR_OVER_BUDGET);   /* the baseline order peaks above b2 */
+    assert_true(s->have);
+    assert_true(s->sim.peak > b2);
+    session_set_budget(s, b1);
+    assert_int_equal(session_request(s), 1);    /* back to b1: from the cache */
+    assert_int_equal(s->rc, ERR_OK);
+    assert_int_equal(s->have_budget, b1);
+    assert_int_equal(atomic_load(&starts), 2);
+    assert_int_equal(s->n_cache, 2);
+    session_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +215,7 @@ int main(void)
         cmocka_unit_test(newer_request_cancels_older),
         cmocka_unit_test(refusal_keeps_last_plan),
         cmocka_unit_test(cache_serves_repeats_and_budget_clamps),
+        cmocka_unit_test(cache_is_per_budget_for_budgeted_solvers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
