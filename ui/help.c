@@ -1,4 +1,5 @@
-/* help.c — the help screen, written from the action table. */
+/* help.c — the help screen, written from the action table; two columns
+ * when one does not fit (80x24 holds every key). */
 #include <stdio.h>
 
 #include "ui/crt.h"
@@ -7,16 +8,25 @@
 
 void help_draw(int h, int w)
 {
-    int y = 1;
     attron(A_BOLD);
-    tui_put(y++, 2, w - 4, "Remat Explorer keys (mouse: click the curve to move the cursor, click or drag the slider)");
+    tui_put(1, 2, w - 4, "Remat Explorer keys (mouse: click the curve or the slider, drag the knob)");
     attroff(A_BOLD);
-    y++;
-    for (int i = 0; i < ACT_COUNT && y < h - 1; i++) {
+    int rows = h - 3;   /* rows 2 .. h-2; the last row says how to close */
+    if (rows < 1)
+        return;
+    int ncol = ACT_COUNT > rows ? 2 : 1;
+    int per = (ACT_COUNT + ncol - 1) / ncol;
+    int colw = (w - 4) / ncol;
+    for (int i = 0; i < ACT_COUNT; i++) {
+        int c = i / per, r = i % per;
+        if (r >= rows)
+            continue;
         char line[256];
-        snprintf(line, sizeof line, "%-10s %-20s %s", keymap[i].label, keymap[i].name, keymap[i].help);
-        tui_put(y++, 2, w - 4, line);
+        if (ncol == 1)
+            snprintf(line, sizeof line, "%-10s %-20s %s", keymap[i].label, keymap[i].name, keymap[i].help);
+        else
+            snprintf(line, sizeof line, "%-9s %s", keymap[i].label, keymap[i].help);
+        tui_put(2 + r, 2 + c * colw, colw - 1, line);
     }
-    if (y < h - 1)
-        tui_put(h - 1, 2, w - 4, "press any key to close");
+    tui_put(h - 1, 2, w - 4, "press any key to close");
 }

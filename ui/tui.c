@@ -260,8 +260,13 @@ static void draw_status(Tui *t, int y, int w)
     } else {
         snprintf(state, sizeof state, "solved %.3fs%s", s->secs, s->from_cache ? " (cached)" : "");
     }
+    char who[96];
+    if (s->have && s->have_cls && s->have_cls != s->cls)
+        snprintf(who, sizeof who, "%s (shown: %s)", s->cls->name, s->have_cls->name);
+    else
+        snprintf(who, sizeof who, "%s", s->cls->name);
     snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%% | %s",
-             s->g->name[0] ? s->g->name : "graph", s->cls->name, bud, pk,
+             s->g->name[0] ? s->g->name : "graph", who, bud, pk,
              s->have && s->sim.peak > s->budget ? " OVER" : "",
              s->have ? plan_overhead(&s->plan) * 100 : 0.0, state);
     attron(crt_attr(CRT_BAR));

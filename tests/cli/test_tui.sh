@@ -144,6 +144,7 @@ else
 fi
 tm send-keys -t tui '?'
 check 'Remat Explorer keys' "help"
+check 'PgUp +budget_up_coarse +budget up 10%' "help lists the key table"
 tm send-keys -t tui x q
 wait_exit "chain: q"
 
