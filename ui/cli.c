@@ -21,6 +21,7 @@
 #include "src/transform.h"
 #include "src/units.h"
 #include "src/xalloc.h"
+#include "ui/tui.h"
 
 /* ---- argument helpers ------------------------------------------------ */
 
@@ -731,10 +732,31 @@ out:
 }
 
 /* Until the explorer exists: the sample's info and its memory curve. */
+/* The explorer on a terminal; without one (output piped, no
+ * REMAT_NO_DISPLAY) the same facts as `info --curve`. */
 static int cmd_tui(Args *a)
 {
-    a->curve = 1;
-    return cmd_info(a);
+    if (!isatty(STDOUT_FILENO) && !getenv("REMAT_NO_DISPLAY")) {
+        a->curve = 1;
+        return cmd_info(a);
+    }
+    if (a->npos != 1)
+        return usage_err("tui", "expected GRAPH");
+    const SolverClass *cls = NULL;
+    if (a->solver && !(cls = solver_find(a->solver)))
+        return usage_err("tui", "unknown solver (see 'remat list-solvers')");
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    int64_t budget;
+    int rc = parse_budget("tui", a->budget, g, &budget);
+    if (rc) {
+        graph_free(g);
+        return rc;
+    }
+    return tui_run(g, cls, &a->opts, budget, a->ascii) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int cmd_help(Args *a);
@@ -755,7 +777,7 @@ static const struct Command {
     {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
     {"fit", cmd_fit, "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
     {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
-    {"tui", cmd_tui, "tui GRAPH                            open the explorer"},
+    {"tui", cmd_tui, "tui GRAPH [-s NAME] [-b BYTES] [--ascii]   open the explorer"},
     {"help", cmd_help, "help                                 this text"},
 };
 

@@ -1,0 +1,155 @@
+#!/bin/sh
+# test_tui.sh — the explorer in a real pty (tmux on a private socket): the
+# curve and peak show, the slider changes the budget, the picker switches
+# solver, the list views show something, export writes DOT that Graphviz
+# reads, resizing keeps it working, q exits with status 0.
+. tests/cli/lib.sh
+command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
+case "$REMAT" in /*) ;; *) REMAT="$PWD/$REMAT" ;; esac
+SOCK="remat-test-$$"
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+
+screen() { tm capture-pane -p -t tui; }
+# wait_for REGEX [TENTHS]: poll the screen until it matches (default 10 s)
+wait_for() {
+    n=${2:-100}
+    while [ "$n" -gt 0 ]; do
+        screen >"$T/screen" 2>/dev/null
+        grep -qE -- "$1" "$T/screen" && return 0
+        sleep 0.1; n=$((n - 1))
+    done
+    return 1
+}
+check() { # REGEX WHAT
+    wait_for "$1" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
+}
+status_line() { screen | grep -E '^ .* \| .* \| budget ' | head -1; }
+# start GRAPH: the explorer in a 100x30 window; its exit status lands in $T/rc
+start() {
+    rm -f "$T/rc"
+    tm kill-server 2>/dev/null
+    tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
+        "TERM=xterm-256color sh -c '\"$REMAT\" tui \"$1\"; echo \$? > \"$T/rc\"'"
+    tm set-option -g window-size manual 2>/dev/null
+}
+wait_exit() {
+    n=100
+    while [ ! -s "$T/rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+    [ "$(cat "$T/rc" 2>/dev/null)" = 0 ] || { echo "FAIL: $1: exit status '$(cat "$T/rc" 2>/dev/null)'"; fails=$((fails+1)); }
+}
+
+# ---- the paper's small example ------------------------------------------
+start samples/kumar_fig1.json
+check 'peak 4 B at step 4 \(D\)' "kumar: peak figure"
+check '█' "kumar: curve drawn with blocks"
+check 'kumar-fig1 \| noremat \| budget 4 B \| peak 4 B' "kumar: status line"
+check 'budget 4 B 3 B \[' "kumar: slider from min to baseline peak"
+
+# picker: every registered solver is listed; choose each by its number
+tm send-keys -t tui a
+check 'Choose a solver' "picker opens"
+screen | grep -E '^ +[* ] [0-9]+ [a-z_0-9]+ ' | awk '{ if ($1 == "*") print $2, $3; else print $1, $2 }' >"$T/solvers"
+[ -s "$T/solvers" ] || { echo "FAIL: picker lists no solver"; fails=$((fails+1)); }
+grep -q ' noremat$' "$T/solvers" || { echo "FAIL: picker lacks noremat"; fails=$((fails+1)); }
+tm send-keys -t tui Escape
+while read -r num name; do
+    [ "$num" -le 9 ] || continue
+    tm send-keys -t tui a "$num" Enter
+    check "kumar-fig1 \| $name \|" "picker selects $name"
+done <"$T/solvers"
+num=$(awk '$2 == "noremat" { print $1 }' "$T/solvers")
+tm send-keys -t tui a "$num" Enter
+check 'kumar-fig1 \| noremat \| .*solved' "picker back to noremat"
+
+# views: Tab cycles inspector, recomputed, structure
+tm send-keys -t tui Tab
+check 'step [0-9]+ \([A-E]\): .* alive in [0-9]+ values' "inspector view"
+tm send-keys -t tui Tab
+check 'Recomputed nodes: 0 of 5' "recomputed view"
+tm send-keys -t tui Tab
+check 'Structure of noremat' "structure view"
+check 'plan of 5 steps|groups' "structure view content"
+tm send-keys -t tui Tab
+check 'peak 4 B' "back to the curve"
+
+# export a DOT file Graphviz can read
+tm send-keys -t tui e
+check 'export to' "export prompt"
+tm send-keys -t tui -l "$T/out.dot"
+tm send-keys -t tui Enter
+check "wrote $T/out.dot" "export reports the file"
+if [ -s "$T/out.dot" ] && command -v dot >/dev/null; then
+    dot -Tsvg "$T/out.dot" >"$T/out.svg" 2>"$T/err" && grep -q '<svg' "$T/out.svg" ||
+        { echo "FAIL: dot cannot read the exported file: $(cat "$T/err")"; fails=$((fails+1)); }
+elif [ ! -s "$T/out.dot" ]; then
+    echo "FAIL: export wrote nothing"; fails=$((fails+1))
+fi
+tm send-keys -t tui r
+check 'replay is not available in this build' "replay message"
+
+# resize: 80x24 works, too small says so, back again
+tm resize-window -t tui -x 80 -y 24
+check 'peak 4 B at step 4' "works at 80x24"
+tm resize-window -t tui -x 50 -y 12
+check 'terminal too small' "too small message"
+tm resize-window -t tui -x 100 -y 30
+check 'peak 4 B at step 4' "back at 100x30"
+tm send-keys -t tui q
+wait_exit "kumar: q"
+
+# ---- a 32-layer training graph: the slider moves the budget ---------------
+{
+    echo '{"format":"remat-graph","version":1,"name":"chain32","nodes":['
+    echo '{"id":"x","phase":"input","size":1048576,"cost":0}'
+    p=x; i=1
+    while [ $i -le 32 ]; do
+        echo ",{\"id\":\"f$i\",\"phase\":\"fwd\",\"size\":$((1048576 * (1 + i % 3))),\"cost\":1,\"inputs\":[\"$p\"]}"
+        p=f$i; i=$((i + 1))
+    done
+    echo ']}'
+} >"$T/chain.json"
+run "$REMAT" transform "$T/chain.json" -o "$T/train.json"
+expect_rc 0 "transform the chain"
+start "$T/train.json"
+check 'chain32-train \| noremat \| budget 69.0 MiB \| peak 69.0 MiB' "chain: status"
+before=$(status_line)
+tm send-keys -t tui NPage NPage
+check 'budget 57.2 MiB' "PgDn lowers the budget"
+tm send-keys -t tui Left
+check 'budget 56\.[0-9]+ MiB' "Left lowers it a little"
+[ "$(status_line)" != "$before" ] || { echo "FAIL: status line unchanged by the slider"; fails=$((fails+1)); }
+tm send-keys -t tui b
+tm send-keys -t tui -l "40MiB"
+tm send-keys -t tui Enter
+check '\| budget 40.0 MiB \|' "typed budget"
+tm send-keys -t tui p
+check 'step 34 \(f32.grad\): .*<- peak' "p jumps to the peak"
+tm send-keys -t tui h
+check 'step 33 \(' "h moves the cursor left"
+# mouse (SGR reports, as xterm sends them): press on the slider's left
+# end, drag to the far right, release; click the curve's first column
+col=$(screen | awk '/^budget .*\[/ { print index($0, "["); exit }')
+row=$(screen | awk '/^budget .*\[/ { print NR; exit }')
+if [ -n "$col" ] && [ -n "$row" ]; then
+    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dM' $((col + 1)) "$row")"
+    check '\| budget 10.0 MiB \|' "mouse press on the slider's left end"
+    tm send-keys -t tui -l "$(printf '\033[<32;%d;%dM' 99 "$row")"
+    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dm' 99 "$row")"
+    check '\| budget 69.0 MiB \|' "mouse drag to the right end"
+    tm send-keys -t tui -l "$(printf '\033[<0;12;10M\033[<0;12;10m')"
+    check 'step 1 \(f1\):' "mouse click moves the time cursor"
+else
+    echo "FAIL: no slider row"; fails=$((fails+1))
+fi
+tm send-keys -t tui '?'
+check 'Remat Explorer keys' "help"
+check 'PgUp +budget_up_coarse +budget up 10%' "help lists the key table"
+tm send-keys -t tui x q
+wait_exit "chain: q"
+
+# ---- without a terminal: the info and the curve, as text ----------------
+run "$REMAT" tui samples/kumar_fig1.json
+expect_rc 0 "tui without a tty"
+expect_out 'baseline  peak 4 \(4 B\) at step 4 \(D\)' "tui without a tty prints the info"
+finish

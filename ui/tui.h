@@ -1,0 +1,50 @@
+/* tui.h — the explorer's state shared by its views (ncdu-style screens:
+ * each view is a draw function over the Session plus a little scroll
+ * state), and the entry point called by `remat tui`. */
+#ifndef REMAT_TUI_H
+#define REMAT_TUI_H
+
+#include <stdint.h>
+
+#include "src/session.h"
+
+enum { VIEW_CURVE, VIEW_INSPECT, VIEW_RECOMPUTED, VIEW_STRUCTURE, VIEW_COUNT };
+enum { PROMPT_NONE, PROMPT_BUDGET, PROMPT_EXPORT };
+
+typedef struct Tui {
+    Session *s;
+    int view;
+    int cursor;             /* step of the time cursor in the shown plan */
+    int scroll;             /* first line of list views */
+    int help, picker, picker_sel;
+    int prompt;
+    char input[256];
+    char msg[512];
+    int msg_err;
+    double moved_at;        /* budget moved, solve not yet asked (debounce) */
+    int dragging;
+    int quit;
+    unsigned spin;
+    /* geometry of the last frame, for the mouse */
+    int plot_x, plot_y, plot_w, plot_h, plot_steps;
+    int slider_x, slider_y, slider_w;
+} Tui;
+
+/* Run the explorer on g (ownership passes in) until the user quits.
+ * Returns 0, or 1 when no terminal could be opened (message on stderr). */
+int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii);
+
+/* views (ui/view_curve.c, ui/inspector.c, ui/view_structure.c, ui/slider.c,
+ * ui/picker.c, ui/help.c): draw into stdscr rows [y, y+h). */
+void view_curve_draw(Tui *t, int y, int h, int w);
+void inspector_draw(Tui *t, int y, int h, int w, int compact);
+void view_recomputed_draw(Tui *t, int y, int h, int w);
+void view_structure_draw(Tui *t, int y, int h, int w);
+void slider_draw(Tui *t, int y, int w);
+void picker_draw(Tui *t, int h, int w);
+int picker_key(Tui *t, int ch);     /* 1 when the key was taken */
+void help_draw(int h, int w);
+/* Put text clipped to width n at (y, x). */
+void tui_put(int y, int x, int n, const char *text);
+
+#endif
