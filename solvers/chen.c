@@ -27,6 +27,7 @@ typedef struct {
     int m;
     int *topo;      /* non-input nodes in the graph's topological order */
     int T;
+    int *pos;       /* position of each node in topo, -1 for inputs */
     /* result of the last solve, for describe */
     int *seg;       /* segment of each forward node, -1 otherwise */
     unsigned char *ck;
@@ -184,15 +185,56 @@ static int chen_prepare(Solver *s, Err *e)
     st->cand = cand;
     st->m = m;
     st->topo = sim_baseline_order(g, &st->T);
+    st->pos = xmallocarray((size_t)g->n, sizeof *st->pos);
+    for (int v = 0; v < g->n; v++)
+        st->pos[v] = -1;
+    for (int t = 0; t < st->T; t++)
+        st->pos[st->topo[t]] = t;
     st->seg = xmallocarray((size_t)g->n, sizeof *st->seg);
     st->ck = xcalloc((size_t)g->n, 1);
     s->state = st;
     return ERR_OK;
 }
 
+/* Max-heap of ready backward nodes: higher segment first, then earlier in
+ * the topological order. */
+static int heap_before(int a, int b, const int *bseg, const int *pos)
+{
+    return bseg[a] != bseg[b] ? bseg[a] > bseg[b] : pos[a] < pos[b];
+}
+
+static void heap_push(int *h, int *n, int v, const int *bseg, const int *pos)
+{
+    int i = (*n)++;
+    while (i > 0 && heap_before(v, h[(i - 1) / 2], bseg, pos)) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static int heap_pop(int *h, int *n, const int *bseg, const int *pos)
+{
+    int top = h[0], v = h[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && heap_before(h[c + 1], h[c], bseg, pos))
+            c++;
+        if (!heap_before(h[c], v, bseg, pos))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = v;
+    return top;
+}
+
 /* Schedule with nseg segments (nseg - 1 checkpoints spread evenly over the
  * candidates) into out; fills st->seg, st->ck and st->nseg. */
-static void build(const Graph *g, Chen *st, int nseg, Plan *out, unsigned char *emitted)
+static void build(const Graph *g, Chen *st, int nseg, Plan *out)
 {
     memset(st->ck, 0, (size_t)g->n);
     int K = 0, prev = -1;
@@ -225,46 +267,63 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out, unsigned char *
     for (int t = 0; t < st->T; t++)
         if (g->nodes[st->topo[t]].phase == PHASE_LOSS)
             plan_push(out, st->topo[t]);
-    memset(emitted, 0, (size_t)g->n);
+    /* forward nodes bucketed by segment, topological order kept inside */
+    int *start = xcalloc((size_t)K + 2, sizeof *start);
+    int *bucket = xmallocarray((size_t)g->n + 1, sizeof *bucket);
+    for (int t = 0; t < st->T; t++)
+        if (is_fwd(g, st->topo[t]))
+            start[st->seg[st->topo[t]] + 1]++;
+    for (int sg = 0; sg <= K; sg++)
+        start[sg + 1] += start[sg];
+    int *fill = xmallocarray((size_t)K + 1, sizeof *fill);
+    memcpy(fill, start, ((size_t)K + 1) * sizeof *fill);
+    for (int t = 0; t < st->T; t++)
+        if (is_fwd(g, st->topo[t]))
+            bucket[fill[st->seg[st->topo[t]]]++] = st->topo[t];
+    /* backward nodes: Kahn's algorithm over bwd-to-bwd edges, the ready
+     * node of the highest segment first, then topological position */
+    int *bseg = xmallocarray((size_t)g->n, sizeof *bseg);
+    int *indeg = xcalloc((size_t)g->n, sizeof *indeg);
+    int *heap = xmallocarray((size_t)g->n + 1, sizeof *heap);
+    int nh = 0;
+    for (int t = 0; t < st->T; t++) {
+        int b = st->topo[t];
+        if (g->nodes[b].phase != PHASE_BWD)
+            continue;
+        int gf = g->nodes[b].grad_of;
+        bseg[b] = gf >= 0 && is_fwd(g, gf) ? st->seg[gf] : K;
+        for (int k = g->in_off[b]; k < g->in_off[b + 1]; k++)
+            indeg[b] += g->nodes[g->in_idx[k]].phase == PHASE_BWD;
+        if (indeg[b] == 0)
+            heap_push(heap, &nh, b, bseg, st->pos);
+    }
     for (int sg = K; sg >= 0; sg--) {
         /* the last segment's values are still held from the forward pass */
         if (sg < K)
-            for (int t = 0; t < st->T; t++) {
-                int v = st->topo[t];
-                if (is_fwd(g, v) && st->seg[v] == sg && !st->ck[v])
-                    plan_push(out, v);
-            }
-        for (int t = 0; t < st->T; t++) {
-            int b = st->topo[t];
-            if (g->nodes[b].phase != PHASE_BWD || emitted[b])
-                continue;
-            int gf = g->nodes[b].grad_of;
-            int bs = gf >= 0 && is_fwd(g, gf) ? st->seg[gf] : K;
-            if (bs < sg)
-                continue;
-            int ready = 1;
-            for (int k = g->in_off[b]; k < g->in_off[b + 1] && ready; k++) {
-                int u = g->in_idx[k];
-                ready = g->nodes[u].phase != PHASE_BWD || emitted[u];
-            }
-            if (ready) {
-                plan_push(out, b);
-                emitted[b] = 1;
+            for (int i = start[sg]; i < start[sg + 1]; i++)
+                if (!st->ck[bucket[i]])
+                    plan_push(out, bucket[i]);
+        while (nh && (sg == 0 || bseg[heap[0]] >= sg)) {
+            int b = heap_pop(heap, &nh, bseg, st->pos);
+            plan_push(out, b);
+            for (int k = g->out_off[b]; k < g->out_off[b + 1]; k++) {
+                int w = g->out_idx[k];
+                if (g->nodes[w].phase == PHASE_BWD && --indeg[w] == 0)
+                    heap_push(heap, &nh, w, bseg, st->pos);
             }
         }
     }
-    /* anything left waits on nothing that can still change: run it in order */
-    for (int t = 0; t < st->T; t++) {
-        int b = st->topo[t];
-        if (g->nodes[b].phase == PHASE_BWD && !emitted[b])
-            plan_push(out, b);
-    }
+    free(start);
+    free(bucket);
+    free(fill);
+    free(bseg);
+    free(indeg);
+    free(heap);
 }
 
 /* Simulate every segment count of the budget search once (at most ~128:
  * every count on small graphs, an even spread on large ones). */
-static int fill_table(const Graph *g, Chen *st, unsigned char *emitted, Plan *tmp, Progress *p,
-                      Err *e)
+static int fill_table(const Graph *g, Chen *st, Plan *tmp, Progress *p, Err *e)
 {
     int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
     int cap = (span + step - 1) / step + 1, n = 0;
@@ -277,7 +336,7 @@ static int fill_table(const Graph *g, Chen *st, unsigned char *emitted, Plan *tm
             rc = err_set(e, ERR_CANCELLED, "chen: cancelled");
             break;
         }
-        build(g, st, k, tmp, emitted);
+        build(g, st, k, tmp);
         Sim sim;
         Err se;
         err_clear(&se);
@@ -333,14 +392,11 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     const Graph *g = s->g;
     Chen *st = s->state;
     const char *sv = solver_opt_str(s, "segments");
-    unsigned char *emitted = xmalloc((size_t)g->n);
     int k, rc = ERR_OK;
     if (strcmp(sv, "auto") != 0) {
         long long x;
-        if (solver_opt_int(s, "segments", &x, e)) {
-            free(emitted);
+        if (solver_opt_int(s, "segments", &x, e))
             return ERR_USAGE;
-        }
         k = x > st->m + 1 ? st->m + 1 : (int)x;
     } else if (budget == PLAN_NO_BUDGET) {
         k = (int)lround(sqrt((double)st->m));
@@ -348,16 +404,15 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             k = 1;
     } else {
         if (!st->ntab)
-            rc = fill_table(g, st, emitted, out, p, e);
+            rc = fill_table(g, st, out, p, e);
         k = rc ? 0 : pick_count(st, budget);
     }
     if (rc) {
         plan_reset(out);
         st->nseg = 0;
     } else {
-        build(g, st, k, out, emitted);
+        build(g, st, k, out);
     }
-    free(emitted);
     return rc;
 }
 
@@ -406,6 +461,7 @@ static void chen_release(Solver *s)
     if (st) {
         free(st->cand);
         free(st->topo);
+        free(st->pos);
         free(st->seg);
         free(st->ck);
         free(st->tab_k);

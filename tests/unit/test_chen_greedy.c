@@ -228,6 +228,53 @@ static void test_greedy_random(void **state)
     }
 }
 
+/* chen on random small training graphs: a refusal names the reason, any
+ * plan re-validates, and segments=1 is never worse than noremat. */
+static void test_chen_random(void **state)
+{
+    (void)state;
+    uint32_t seed = 777;
+    int planned = 0, refused = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        int n = 1 + (int)(rng(&seed) % 8);
+        char spec[1024];
+        size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
+        for (int v = 0; v < n; v++) {
+            u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(&seed) % 4);
+            for (int w = 0; w < v; w++)
+                if (rng(&seed) % 2 == 0)
+                    u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
+        }
+        Graph *g = training(spec);
+        int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
+        Err e;
+        err_clear(&e);
+        Solver *s = solver_new(solver_find("chen"), g, NULL, &e);
+        if (!s) {
+            assert_int_equal(e.code, ERR_UNSUPPORTED);
+            assert_non_null(strstr(e.msg, "no articulation points"));
+            refused++;
+            graph_free(g);
+            continue;
+        }
+        planned++;
+        for (int64_t b = lo; b <= base; b++) {
+            Plan p;
+            plan_init(&p);
+            int rc = solver_plan(s, b, NULL, &p, NULL, &e);
+            assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+            check_plan(g, &p);
+            if (b == base) /* one segment recomputes nothing and fits */
+                assert_int_equal(rc, ERR_OK);
+            plan_done(&p);
+        }
+        solver_free(s);
+        graph_free(g);
+    }
+    assert_true(planned > 0);
+    assert_true(refused > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_chen_describe_and_resolve),
         cmocka_unit_test(test_chen_refusals),
         cmocka_unit_test(test_greedy_random),
+        cmocka_unit_test(test_chen_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
