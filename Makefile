@@ -9,7 +9,7 @@
 CC      ?= cc
 O_SAN   ?= 0
 BUILD   ?= build
-SAMPLE  ?= samples/kumar_fig1.json
+SAMPLE  ?= samples/models/resnet18.json
 
 PKGS    := libcjson libcgraph libgvc
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Werror
