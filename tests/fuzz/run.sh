@@ -8,7 +8,7 @@ secs=${1:-60}
 B=build-fuzz
 make -s BUILD=$B CC=clang CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $B/libremat.a >/dev/null
 LIBS="$(pkg-config --libs libcjson libcgraph libgvc) -lncursesw -lpthread -lm"
-for h in graph_json graph_dot plan; do
+for h in graph_json graph_dot plan replay; do
     clang -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(pkg-config --cflags libcjson libcgraph) -g -O1 \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
         tests/fuzz/fuzz_$h.c $B/libremat.a $LIBS -o $B/fuzz_$h
