@@ -1,0 +1,46 @@
+# test_solvers.sh — every solver on every teaching sample at no budget, 75 %
+# and 50 % of the baseline: a plan that exits 0 is re-checked by the
+# independent validator (tests/validate.py, written from the spec in another
+# language) and meets its budget; exit 3 says the smallest peak found in one
+# line; a refusal (exit 1) is one line naming the graph.
+. tests/cli/lib.sh
+$REMAT list-solvers | awk '/^[a-z]/ { print $1 }' >"$T/solvers"
+[ "$(wc -l <"$T/solvers")" -ge 4 ] || { echo "FAIL: fewer than 4 solvers listed"; fails=$((fails+1)); }
+plans=0
+for g in samples/*.json; do
+    while read -r s; do
+        for b in none 75% 50%; do
+            opt=""
+            [ "$b" = none ] || opt="--budget $b"
+            run $REMAT solve "$g" --solver "$s" $opt -o "$T/plan.json"
+            case $rc in
+            0)
+                plans=$((plans+1))
+                python3 tests/validate.py "$g" "$T/plan.json" >"$T/v" || {
+                    echo "FAIL: $s on $g at $b: $(cat "$T/v")"; fails=$((fails+1)); }
+                ;;
+            3)
+                expect_err "smallest (possible )?peak" "$s on $g at $b: over-budget message"
+                expect_one_line_err "$s on $g at $b"
+                ;;
+            1)
+                expect_err "$g" "$s on $g: refusal names the graph"
+                expect_one_line_err "$s on $g refusal"
+                ;;
+            *)
+                echo "FAIL: $s on $g at $b: exit $rc: $(cat "$T/err")"; fails=$((fails+1))
+                ;;
+            esac
+            rm -f "$T/plan.json"
+        done
+    done <"$T/solvers"
+done
+echo "$plans plans re-validated"
+[ "$plans" -ge 20 ] || { echo "FAIL: only $plans plans"; fails=$((fails+1)); }
+# the validator itself rejects a lying plan and an invalid schedule
+printf '{"format":"remat-plan","schedule":["A","B","C","D","E"],"peak":3}' >"$T/lie.json"
+python3 tests/validate.py samples/kumar_fig1.json "$T/lie.json" >"$T/v" && { echo "FAIL: validator accepted a wrong peak"; fails=$((fails+1)); }
+grep -q "independent count 4" "$T/v" || { echo "FAIL: validator message: $(cat "$T/v")"; fails=$((fails+1)); }
+printf '{"format":"remat-plan","schedule":["A","C","B","D","E"]}' >"$T/bad.json"
+python3 tests/validate.py samples/kumar_fig1.json "$T/bad.json" >"$T/v" && { echo "FAIL: validator accepted an invalid schedule"; fails=$((fails+1)); }
+finish
