@@ -135,3 +135,14 @@ size_t text_invalid_utf8(const char *text, size_t len)
     }
     return 0;
 }
+
+int text_check_utf8(const char *text, size_t len, const char *fname, Err *e)
+{
+    size_t bad = text_invalid_utf8(text, len);
+    if (!bad)
+        return ERR_OK;
+    int line, col;
+    text_line_col(text, bad - 1, &line, &col);
+    return err_set(e, ERR_PARSE, "%s:%d:%d: invalid UTF-8 byte 0x%02x", fname, line, col,
+                   (unsigned char)text[bad - 1]);
+}

@@ -25,4 +25,7 @@ void text_line_col(const char *text, size_t off, int *line, int *col);
  * invalid byte. */
 size_t text_invalid_utf8(const char *text, size_t len);
 
+/* ERR_OK, or ERR_PARSE with "FNAME:LINE:COL: invalid UTF-8 byte 0xNN". */
+int text_check_utf8(const char *text, size_t len, const char *fname, Err *e);
+
 #endif

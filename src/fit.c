@@ -9,32 +9,6 @@
 #include "src/sim.h"
 #include "src/xalloc.h"
 
-Graph *graph_scaled(const Graph *g, double mult)
-{
-    Graph *c = graph_new();
-    Err e;
-    graph_set_info(c, g->name, g->source, g->cost_unit, g->size_unit);
-    for (int v = 0; v < g->n; v++) {
-        const Node *nd = &g->nodes[v];
-        int fixed = nd->phase == PHASE_INPUT && strcmp(nd->op, "param") == 0;
-        double m = fixed ? 1.0 : mult;
-        int64_t size = (int64_t)llround((double)nd->size * m);
-        if (size > GRAPH_SIZE_MAX)
-            size = GRAPH_SIZE_MAX;
-        graph_add_node(c, nd->id, nd->op, nd->phase, size, fixed ? nd->cost : nd->cost * mult,
-                       (int64_t)llround((double)nd->workspace * mult), NULL, &e);
-        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            graph_add_input_name(c, v, g->nodes[g->in_idx[k]].id);
-        if (nd->grad_of >= 0)
-            graph_set_grad_of_name(c, v, g->nodes[nd->grad_of].id);
-    }
-    if (g->outputs_explicit)
-        for (int i = 0; i < g->n_outputs; i++)
-            graph_add_output_name(c, g->nodes[g->outputs[i]].id);
-    graph_finalize(c, &e);
-    return c;
-}
-
 void fit_result_init(FitResult *r)
 {
     memset(r, 0, sizeof *r);

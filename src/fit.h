@@ -11,11 +11,9 @@
 #ifndef REMAT_FIT_H
 #define REMAT_FIT_H
 
+#include "src/graph.h" /* graph_scaled */
 #include "src/plan.h"
 #include "src/solver.h"
-
-/* New graph with batch-dependent sizes multiplied by mult (caller frees). */
-Graph *graph_scaled(const Graph *g, double mult);
 
 typedef struct FitResult {
     int b_plain;            /* largest multiplier without recomputation (0: none) */

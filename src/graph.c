@@ -531,14 +531,20 @@ int64_t graph_min_peak(const Graph *g, int *node)
     return g->input_bytes + best;
 }
 
-Graph *graph_clone(const Graph *g)
+Graph *graph_scaled(const Graph *g, double mult)
 {
     Graph *c = graph_new();
     Err e;
     graph_set_info(c, g->name, g->source, g->cost_unit, g->size_unit);
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
-        graph_add_node(c, nd->id, nd->op, nd->phase, nd->size, nd->cost, nd->workspace, NULL, &e);
+        int fixed = nd->phase == PHASE_INPUT && strcmp(nd->op, "param") == 0;
+        double m = fixed ? 1.0 : mult;
+        int64_t size = (int64_t)llround((double)nd->size * m);
+        if (size > GRAPH_SIZE_MAX)
+            size = GRAPH_SIZE_MAX;
+        graph_add_node(c, nd->id, nd->op, nd->phase, size, fixed ? nd->cost : nd->cost * mult,
+                       (int64_t)llround((double)nd->workspace * mult), NULL, &e);
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
             graph_add_input_name(c, v, g->nodes[g->in_idx[k]].id);
         if (nd->grad_of >= 0)
@@ -549,4 +555,9 @@ Graph *graph_clone(const Graph *g)
             graph_add_output_name(c, g->nodes[g->outputs[i]].id);
     graph_finalize(c, &e);
     return c;
+}
+
+Graph *graph_clone(const Graph *g)
+{
+    return graph_scaled(g, 1.0);
 }

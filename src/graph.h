@@ -104,6 +104,11 @@ int phase_parse(const char *s);
 /* Deep copy of a finalized graph. */
 Graph *graph_clone(const Graph *g);
 
+/* Copy with every batch-dependent figure multiplied by mult: sizes,
+ * workspaces and costs of all nodes except parameters (input nodes whose
+ * op is "param"), which do not grow with the batch. Caller frees. */
+Graph *graph_scaled(const Graph *g, double mult);
+
 /* Count of nodes in each phase into counts[PHASE_COUNT]. */
 void graph_phase_counts(const Graph *g, int counts[PHASE_COUNT]);
 

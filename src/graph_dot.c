@@ -257,14 +257,8 @@ static size_t dot_trailing(const char *t, size_t from, size_t len)
 
 Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
 {
-    size_t bad = text_invalid_utf8(text, len);
-    if (bad) {
-        int line, col;
-        text_line_col(text, bad - 1, &line, &col);
-        err_set(e, ERR_PARSE, "%s:%d:%d: invalid UTF-8 byte 0x%02x", fname, line, col,
-                (unsigned char)text[bad - 1]);
+    if (text_check_utf8(text, len, fname, e))
         return NULL;
-    }
     size_t end = dot_body_end(text, len), extra = end ? dot_trailing(text, end, len) : 0;
     if (extra) {
         /* cgraph would silently ignore it and, worse, keep it for the next

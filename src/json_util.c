@@ -17,14 +17,8 @@ cJSON *json_parse(const char *text, size_t len, const char *fname, Err *e)
         err_set(e, ERR_PARSE, "%s:%d:%d: invalid JSON: NUL byte in text", fname, line, col);
         return NULL;
     }
-    size_t bad = text_invalid_utf8(text, len);
-    if (bad) {
-        int line, col;
-        text_line_col(text, bad - 1, &line, &col);
-        err_set(e, ERR_PARSE, "%s:%d:%d: invalid UTF-8 byte 0x%02x", fname, line, col,
-                (unsigned char)text[bad - 1]);
+    if (text_check_utf8(text, len, fname, e))
         return NULL;
-    }
     /* length includes the final NUL so trailing-text rejection works */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root)
