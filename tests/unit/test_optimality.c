@@ -1,0 +1,108 @@
+/* test_optimality.c — every solver against the true optimum (brute.h) on
+ * random tiny training graphs: a plan a solver says fits the budget is
+ * valid (independent checker), within the budget, and never cheaper than
+ * the optimum; solvers marked exact must equal it. Also the brute force
+ * itself on the spec's Figure 1 example. */
+#include "tests/unit/testutil.h"
+
+#include "src/transform.h"
+#include "tests/unit/brute.h"
+
+static void test_brute_fig1(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
+    int s[64], T;
+    assert_true(brute_optimum(g, 4, s, &T) == 5);
+    assert_true(brute_optimum(g, 3, s, &T) == 6);
+    double c;
+    assert_int_equal(tu_check_peak(g, s, T, &c), 3);
+    assert_true(c == 6);
+    assert_true(brute_optimum(g, 2, NULL, NULL) < 0);
+    graph_free(g);
+}
+
+static Graph *random_training(unsigned *seed, int nf)
+{
+    Graph *f = graph_new();
+    Err e;
+    char id[16], in[16];
+    graph_add_node(f, "x", "input", PHASE_INPUT, 1, 0, 0, NULL, &e);
+    for (int v = 0; v < nf; v++) {
+        *seed = *seed * 1103515245u + 12345u;
+        snprintf(id, sizeof id, "f%d", v);
+        int i = graph_add_node(f, id, "op", PHASE_FWD, 1 + (*seed >> 16) % 4, 1 + (*seed >> 20) % 3, 0, NULL, &e);
+        /* a chain with occasional skips */
+        snprintf(in, sizeof in, v ? "f%d" : "x", v - 1);
+        graph_add_input_name(f, i, in);
+        if (v >= 2 && (*seed >> 24) % 3 == 0) {
+            snprintf(in, sizeof in, "f%d", (int)((*seed >> 8) % (unsigned)(v - 1)));
+            graph_add_input_name(f, i, in);
+        }
+    }
+    assert_int_equal(graph_finalize(f, &e), ERR_OK);
+    Graph *t = graph_make_training(f, &e);
+    graph_free(f);
+    return t;
+}
+
+static void test_solvers_vs_optimum(void **st)
+{
+    (void)st;
+    unsigned seed = 4242;
+    int compared = 0;
+    for (int it = 0; it < 40; it++) {
+        Graph *g = random_training(&seed, 2 + it % 5);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        int64_t lo = graph_min_peak(g, NULL);
+        /* at the baseline peak nothing needs recomputing */
+        assert_true(brute_optimum(g, bp, NULL, NULL) == bc);
+        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 4) {
+            int sch[1 << 10], T = 0;
+            double opt = brute_optimum(g, b, sch, &T);
+            if (opt >= 0) { /* the optimum's own schedule is valid, fits, and costs opt */
+                double c;
+                int64_t pk = tu_check_peak(g, sch, T, &c);
+                assert_true(pk >= 0 && pk <= b);
+                assert_true(c == opt);
+            }
+
+            for (int i = 0; i < solver_count(); i++) {
+                const SolverClass *cls = solver_at(i);
+                Plan p;
+                int rc = tu_solve(g, cls->name, b, &p, NULL);
+                if (rc == ERR_OK) {
+                    double c;
+                    int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
+                    assert_int_equal(pk, p.peak);
+                    assert_true(pk <= b);
+                    if (opt < 0)
+                        fail_msg("%s fits budget %lld where the optimum says nothing does", cls->name,
+                                 (long long)b);
+                    if (c < opt - 1e-9)
+                        fail_msg("%s cost %g below the optimum %g", cls->name, c, opt);
+                    if ((cls->caps & SOLVER_EXACT) && c > opt + 1e-9)
+                        fail_msg("exact solver %s cost %g above the optimum %g", cls->name, c, opt);
+                    compared++;
+                } else if ((cls->caps & SOLVER_EXACT) && opt >= 0 && rc == ERR_OVER_BUDGET) {
+                    fail_msg("exact solver %s found no plan within %lld; optimum cost %g", cls->name,
+                             (long long)b, opt);
+                }
+                plan_done(&p);
+            }
+        }
+        graph_free(g);
+    }
+    assert_true(compared > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_brute_fig1),
+        cmocka_unit_test(test_solvers_vs_optimum),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
