@@ -16,7 +16,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -I. \
              $(shell pkg-config --cflags $(PKGS))
-LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lncursesw -lpthread -lm
+LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lglpk -lncursesw -lpthread -lm
 
 ifeq ($(O_SAN),1)
 O_CUDA  := 0
