@@ -6,7 +6,8 @@
 #include "src/solver.h"
 
 #define SOLVERS(X) \
-    X(noremat)
+    X(noremat) \
+    X(revolve)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
