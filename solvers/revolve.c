@@ -137,6 +137,7 @@ static int revolve_prepare(Solver *s, Err *e)
     st->stage_of = xmallocarray((size_t)n, sizeof *st->stage_of);
     st->order = xmallocarray((size_t)n, sizeof *st->order);
     int *left = xcalloc((size_t)n, sizeof *left);
+    unsigned char *seen = xcalloc((size_t)n, 1);
     int crossing = 0, stage = 0;
     for (int t = 0; t < n; t++) {
         int v = g->topo[t];
@@ -149,7 +150,16 @@ static int revolve_prepare(Solver *s, Err *e)
         st->stage_of[v] = stage;
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
             int u = g->in_idx[k];
-            if (g->nodes[u].phase == PHASE_FWD && --left[u] == 0)
+            if (g->nodes[u].phase == PHASE_INPUT && !seen[u]) {
+                /* an input crosses from its first reader to its last */
+                seen[u] = 1;
+                for (int q = g->out_off[u]; q < g->out_off[u + 1]; q++)
+                    if (g->nodes[g->out_idx[q]].phase == PHASE_FWD)
+                        left[u]++;
+                crossing++;
+            }
+            if ((g->nodes[u].phase == PHASE_FWD || g->nodes[u].phase == PHASE_INPUT) &&
+                --left[u] == 0)
                 crossing--;
         }
         for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++)
@@ -166,6 +176,7 @@ static int revolve_prepare(Solver *s, Err *e)
         if (st->stage_of[v] >= L && g->nodes[v].phase == PHASE_FWD)
             L = st->stage_of[v] + 1;
     free(left);
+    free(seen);
     if (L < 2) {
         free(st->stage_of);
         free(st->order);
