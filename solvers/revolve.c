@@ -97,6 +97,13 @@ static void emit_bwd(const Solver *s, int k, Plan *out)
 static void rev(const Solver *s, int a, int b, int c, Plan *out)
 {
     const Revolve *st = s->state;
+    if (c >= b - a) {
+        /* a slot per stage: one sweep keeps every value, no recomputation */
+        emit_fwd(s, a, b, out);
+        for (int k = b - 1; k >= a; k--)
+            emit_bwd(s, k, out);
+        return;
+    }
     while (b - a > 1) {
         int l = b - a;
         int j = st->S[(size_t)c * (LMAX + 1) + (size_t)l];

@@ -4,6 +4,7 @@
 #include "tests/unit/testutil.h"
 
 #include "solvers/revolve.h"
+#include "src/sim.h"
 #include "src/transform.h"
 
 static long long memo[32][8];
@@ -75,6 +76,11 @@ static void test_chain(void **state)
     int64_t p0 = tu_check_peak(g, free_pl.steps, free_pl.T, &c0);
     assert_true(p0 > 0);
     assert_int_equal(p0, free_pl.peak);
+    int64_t bpk;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    assert_true(c0 == bcost);   /* enough slots: nothing is recomputed */
+    assert_true(p0 <= bpk);
     int64_t prev_peak = p0;
     double prev_cost = c0;
     int strict = 0;
