@@ -3,6 +3,7 @@
  * Stages are cut where exactly one forward value crosses the forward
  * topological order; the DP Opt0 places checkpoints; the number of slots is
  * searched so the simulated peak meets the budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,47 @@ static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err 
     return ERR_OK;
 }
 
+/* Tables live in state after prepare; a new budget only re-runs the slot
+ * search over them. */
+static int revolve_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
+                           Err *e)
+{
+    (void)prev;
+    return revolve_solve(s, budget, out, p, e);
+}
+
+/* One OVERLAY_SEGMENT group per stage (its forward nodes); the size shown
+ * is the stage's last forward value, the one a checkpoint holds. */
+static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const Revolve *st = s->state;
+    const Graph *g = s->g;
+    char buf[128];
+    snprintf(buf, sizeof buf, "revolve: %d stages, %d slots", st->L, st->best_c);
+    overlay_set_title(out, buf);
+    for (int k = 0; k < st->L; k++) {
+        int cnt = 0, last = -1;
+        for (int i = 0; i < st->n_order; i++) {
+            int v = st->order[i];
+            if (g->nodes[v].phase == PHASE_FWD && st->stage_of[v] == k) {
+                cnt++;
+                last = v;
+            }
+        }
+        double mib = last >= 0 ? (double)g->nodes[last].size / (1024.0 * 1024.0) : 0;
+        snprintf(buf, sizeof buf, "stage %d: %d nodes, %.3g MiB", k + 1, cnt, mib);
+        int gi = overlay_add(out, OVERLAY_SEGMENT, buf, -1, 0);
+        for (int i = 0; i < st->n_order; i++) {
+            int v = st->order[i];
+            if (g->nodes[v].phase == PHASE_FWD && st->stage_of[v] == k)
+                overlay_add_node(out, gi, v);
+        }
+    }
+    return ERR_OK;
+}
+
 static void revolve_release(Solver *s)
 {
     Revolve *st = s->state;
@@ -281,9 +323,11 @@ static const SolverParam params[] = {{NULL, NULL, NULL}};
 const SolverClass solver_revolve = {
     .name = "revolve",
     .title = "Revolve: optimal checkpoint placement on a chain of stages (Opt0 DP)",
-    .caps = 0,
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = revolve_prepare,
     .solve = revolve_solve,
+    .resolve = revolve_resolve,
+    .describe = revolve_describe,
     .release = revolve_release,
 };

@@ -111,6 +111,32 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
+static void test_describe(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(32);
+    Err e;
+    err_clear(&e);
+    Solver *s = solver_new(solver_find("revolve"), g, NULL, &e);
+    assert_non_null(s);
+    Plan pl;
+    plan_init(&pl);
+    assert_int_equal(solver_plan(s, PLAN_NO_BUDGET, NULL, &pl, NULL, &e), ERR_OK);
+    Overlay o;
+    overlay_init(&o);
+    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    assert_int_equal(o.n, 32);  /* one stage per chain node */
+    for (int i = 0; i < o.n; i++) {
+        assert_int_equal(o.groups[i].kind, OVERLAY_SEGMENT);
+        assert_int_equal(o.groups[i].n, 1);
+    }
+    assert_non_null(strstr(o.groups[2].label, "stage 3: 1 nodes"));
+    overlay_done(&o);
+    plan_done(&pl);
+    solver_free(s);
+    graph_free(g);
+}
+
 static void test_refuse(void **state)
 {
     (void)state;
@@ -137,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opt0),
         cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_describe),
         cmocka_unit_test(test_refuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
