@@ -10,7 +10,8 @@
     X(chen) \
     X(greedy) \
     X(echo) \
-    X(checkmate)
+    X(checkmate) \
+    X(revolve)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)

@@ -1,0 +1,333 @@
+/* revolve.c — Revolve checkpointing (Griewank & Walther; Beaumont et al.
+ * 2020) on training graphs whose forward part is a chain of stages.
+ * Stages are cut where exactly one forward value crosses the forward
+ * topological order; the DP Opt0 places checkpoints; the number of slots is
+ * searched so the simulated peak meets the budget. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/revolve.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+#define LMAX 4096
+
+static long long opt_table(int l, int c, long long *memo, int C)
+{
+    (void)C;
+    return memo[(size_t)c * (LMAX + 1) + (size_t)l];
+}
+
+/* Bottom-up table for c' ≤ c, l' ≤ l; split[c][l] is the best first step. */
+static void fill(int L, int C, long long *F, int *S)
+{
+    for (int c = 1; c <= C; c++)
+        for (int l = 0; l <= L; l++) {
+            size_t i = (size_t)c * (LMAX + 1) + (size_t)l;
+            S[i] = 0;
+            if (l <= 1) {
+                F[i] = l;
+                continue;
+            }
+            if (c == 1) {
+                F[i] = (long long)l * (l + 1) / 2;
+                S[i] = l - 1;
+                continue;
+            }
+            long long best = -1;
+            for (int j = 1; j < l; j++) {
+                long long v = j + F[(size_t)(c - 1) * (LMAX + 1) + (size_t)(l - j)] +
+                              F[(size_t)c * (LMAX + 1) + (size_t)j];
+                if (best < 0 || v < best) {
+                    best = v;
+                    S[i] = j;
+                }
+            }
+            F[i] = best;
+        }
+}
+
+long long revolve_opt0(int l, int c)
+{
+    if (l < 0 || c < 1 || l > LMAX)
+        return -1;
+    int C = c < l ? c : (l < 1 ? 1 : l);
+    long long *F = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *F);
+    int *S = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *S);
+    fill(l, C, F, S);
+    long long r = opt_table(l, C, F, C);
+    free(F);
+    free(S);
+    return r;
+}
+
+typedef struct {
+    int L;            /* stages */
+    int *stage_of;    /* node -> stage (fwd) or backward stage; -1 input */
+    int *order;       /* non-input nodes in topological order */
+    int n_order;
+    long long *F;     /* Opt0 table, (L+1) x (LMAX+1) */
+    int *S;
+    int best_c;
+} Revolve;
+
+static void emit_fwd(const Solver *s, int a, int b, Plan *out)
+{
+    const Revolve *st = s->state;
+    for (int i = 0; i < st->n_order; i++) {
+        int v = st->order[i];
+        if (s->g->nodes[v].phase == PHASE_FWD && st->stage_of[v] >= a && st->stage_of[v] < b)
+            plan_push(out, v);
+    }
+}
+
+static void emit_bwd(const Solver *s, int k, Plan *out)
+{
+    const Revolve *st = s->state;
+    for (int i = 0; i < st->n_order; i++) {
+        int v = st->order[i];
+        if (s->g->nodes[v].phase != PHASE_FWD && st->stage_of[v] == k)
+            plan_push(out, v);
+    }
+}
+
+/* Reverse stages [a, b) with c slots, the input of stage a held. Iterative
+ * over the split chain would be tidier; depth is bounded by c. */
+static void rev(const Solver *s, int a, int b, int c, Plan *out)
+{
+    const Revolve *st = s->state;
+    if (c >= b - a) {
+        /* a slot per stage: one sweep keeps every value, no recomputation */
+        emit_fwd(s, a, b, out);
+        for (int k = b - 1; k >= a; k--)
+            emit_bwd(s, k, out);
+        return;
+    }
+    while (b - a > 1) {
+        int l = b - a;
+        int j = st->S[(size_t)c * (LMAX + 1) + (size_t)l];
+        if (c == 1) {
+            emit_fwd(s, a, b, out);
+            emit_bwd(s, b - 1, out);
+            b--;
+            continue;
+        }
+        emit_fwd(s, a, a + j, out);
+        rev(s, a + j, b, c - 1, out);
+        b = a + j;
+    }
+    if (b - a == 1) {
+        emit_fwd(s, a, b, out);
+        emit_bwd(s, a, out);
+    }
+}
+
+static void build(const Solver *s, int c, Plan *out)
+{
+    const Revolve *st = s->state;
+    plan_reset(out);
+    rev(s, 0, st->L, c, out);
+}
+
+static int revolve_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    int n = g->n, nb = 0;
+    for (int v = 0; v < n; v++)
+        if (g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0)
+            nb++;
+    if (!nb)
+        return err_set(e, ERR_UNSUPPORTED,
+                       "revolve: not a training graph (no bwd node with grad_of)");
+    Revolve *st = xcalloc(1, sizeof *st);
+    st->stage_of = xmallocarray((size_t)n, sizeof *st->stage_of);
+    st->order = xmallocarray((size_t)n, sizeof *st->order);
+    int *left = xcalloc((size_t)n, sizeof *left);
+    unsigned char *seen = xcalloc((size_t)n, 1);
+    int crossing = 0, stage = 0;
+    for (int t = 0; t < n; t++) {
+        int v = g->topo[t];
+        st->stage_of[v] = -1;
+        if (g->nodes[v].phase == PHASE_INPUT)
+            continue;
+        st->order[st->n_order++] = v;
+        if (g->nodes[v].phase != PHASE_FWD)
+            continue;
+        st->stage_of[v] = stage;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int u = g->in_idx[k];
+            if (g->nodes[u].phase == PHASE_INPUT && !seen[u]) {
+                /* an input crosses from its first reader to its last */
+                seen[u] = 1;
+                for (int q = g->out_off[u]; q < g->out_off[u + 1]; q++)
+                    if (g->nodes[g->out_idx[q]].phase == PHASE_FWD)
+                        left[u]++;
+                crossing++;
+            }
+            if ((g->nodes[u].phase == PHASE_FWD || g->nodes[u].phase == PHASE_INPUT) &&
+                --left[u] == 0)
+                crossing--;
+        }
+        for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++)
+            if (g->nodes[g->out_idx[k]].phase == PHASE_FWD)
+                left[v]++;
+        if (left[v])
+            crossing++;
+        if (crossing == 1)
+            stage++;   /* a single value crosses: a stage boundary */
+    }
+    /* the last forward node closes the final stage */
+    int L = stage;
+    for (int v = 0; v < n; v++)
+        if (st->stage_of[v] >= L && g->nodes[v].phase == PHASE_FWD)
+            L = st->stage_of[v] + 1;
+    free(left);
+    free(seen);
+    if (L < 2) {
+        free(st->stage_of);
+        free(st->order);
+        free(st);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "revolve: forward part is not a chain of stages "
+                       "(no point where a single value separates the forward graph)");
+    }
+    /* Backward stage: that of grad_of; a node reading backward values of
+     * several stages runs with the earliest-reversed (lowest) of them. */
+    for (int i = 0; i < st->n_order; i++) {
+        int v = st->order[i];
+        if (g->nodes[v].phase == PHASE_FWD)
+            continue;
+        int sg = L - 1;
+        if (g->nodes[v].grad_of >= 0 && g->nodes[g->nodes[v].grad_of].phase == PHASE_FWD)
+            sg = st->stage_of[g->nodes[v].grad_of];
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int u = g->in_idx[k];
+            if (g->nodes[u].phase != PHASE_FWD && g->nodes[u].phase != PHASE_INPUT &&
+                st->stage_of[u] < sg)
+                sg = st->stage_of[u];
+        }
+        st->stage_of[v] = sg;
+    }
+    st->L = L;
+    int C = L;
+    st->F = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *st->F);
+    st->S = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *st->S);
+    if (L > LMAX) {
+        free(st->stage_of);
+        free(st->order);
+        free(st->F);
+        free(st->S);
+        free(st);
+        return err_set(e, ERR_UNSUPPORTED, "revolve: %d stages, more than %d", L, LMAX);
+    }
+    fill(L, C, st->F, st->S);
+    s->state = st;
+    return ERR_OK;
+}
+
+/* Peak grows with the slot count; try every count (L is small) and keep the
+ * cheapest whose simulated peak fits, else the lowest peak. */
+static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Revolve *st = s->state;
+    Plan tmp;
+    plan_init(&tmp);
+    int best = -1;
+    int64_t bpeak = 0;
+    double bcost = 0;
+    int fits = 0;
+    for (int c = 1; c <= st->L; c++) {
+        if (progress_cancelled(p)) {
+            plan_done(&tmp);
+            return err_set(e, ERR_CANCELLED, "revolve: cancelled");
+        }
+        build(s, c, &tmp);
+        Sim sim;
+        if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
+            plan_done(&tmp);
+            return e->code;
+        }
+        int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
+        if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
+            (!f && !fits && sim.peak < bpeak)) {
+            best = c;
+            bpeak = sim.peak;
+            bcost = sim.cost;
+            fits = f;
+        }
+        sim_done(&sim);
+    }
+    plan_done(&tmp);
+    st->best_c = best;
+    build(s, best, out);
+    return ERR_OK;
+}
+
+/* Tables live in state after prepare; a new budget only re-runs the slot
+ * search over them. */
+static int revolve_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
+                           Err *e)
+{
+    (void)prev;
+    return revolve_solve(s, budget, out, p, e);
+}
+
+/* One OVERLAY_SEGMENT group per stage (its forward nodes); the size shown
+ * is the stage's last forward value, the one a checkpoint holds. */
+static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const Revolve *st = s->state;
+    const Graph *g = s->g;
+    char buf[128];
+    snprintf(buf, sizeof buf, "revolve: %d stages, %d slots", st->L, st->best_c);
+    overlay_set_title(out, buf);
+    for (int k = 0; k < st->L; k++) {
+        int cnt = 0, last = -1;
+        for (int i = 0; i < st->n_order; i++) {
+            int v = st->order[i];
+            if (g->nodes[v].phase == PHASE_FWD && st->stage_of[v] == k) {
+                cnt++;
+                last = v;
+            }
+        }
+        double mib = last >= 0 ? (double)g->nodes[last].size / (1024.0 * 1024.0) : 0;
+        snprintf(buf, sizeof buf, "stage %d: %d nodes, %.3g MiB", k + 1, cnt, mib);
+        int gi = overlay_add(out, OVERLAY_SEGMENT, buf, -1, 0);
+        for (int i = 0; i < st->n_order; i++) {
+            int v = st->order[i];
+            if (g->nodes[v].phase == PHASE_FWD && st->stage_of[v] == k)
+                overlay_add_node(out, gi, v);
+        }
+    }
+    return ERR_OK;
+}
+
+static void revolve_release(Solver *s)
+{
+    Revolve *st = s->state;
+    if (st) {
+        free(st->stage_of);
+        free(st->order);
+        free(st->F);
+        free(st->S);
+    }
+    free(st);
+}
+
+static const SolverParam params[] = {{NULL, NULL, NULL}};
+
+const SolverClass solver_revolve = {
+    .name = "revolve",
+    .title = "Revolve: optimal checkpoint placement on a chain of stages (Opt0 DP)",
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
+    .params = params,
+    .prepare = revolve_prepare,
+    .solve = revolve_solve,
+    .resolve = revolve_resolve,
+    .describe = revolve_describe,
+    .release = revolve_release,
+};
