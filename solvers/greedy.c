@@ -19,6 +19,7 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
+    {"max_steps", "auto", "give up past this many steps (auto: 50 x nodes + 10000); tight budgets can make greedy thrash"},
     {NULL, NULL, NULL},
 };
 
@@ -134,13 +135,18 @@ static void pin_inputs(Run *r, int x, int d)
 }
 
 /* Run x, first rebuilding any missing inputs (depth-first, explicit stack). */
-static void run_node(Run *r, int x, int64_t budget, int *stack, Plan *out)
+/* Run x, rebuilding missing inputs first. Returns -1 when the schedule
+ * grows past max_steps or the caller cancels (rebuilds can cascade). */
+static int run_node(Run *r, int x, int64_t budget, int *stack, Plan *out, long long max_steps,
+                    Progress *p)
 {
     const Graph *g = r->g;
     int sp = 0;
     stack[sp++] = x;
     pin_inputs(r, x, 1);
     while (sp) {
+        if (out->T > max_steps || ((out->T & 1023) == 0 && progress_cancelled(p)))
+            return -1;
         int y = stack[sp - 1], miss = -1;
         for (int k = g->in_off[y]; k < g->in_off[y + 1]; k++) {
             int u = g->in_idx[k];
@@ -172,6 +178,7 @@ static void run_node(Run *r, int x, int64_t budget, int *stack, Plan *out)
         }
         maybe_free(r, y);
     }
+    return 0;
 }
 
 static int greedy_prepare(Solver *s, Err *e)
@@ -208,7 +215,11 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
         r.present[v] = is_input(g, v);
     }
     int rc = ERR_OK;
-    for (int t = 0; t < st->T; t++) {
+    long long max_steps = 50LL * g->n + 10000;
+    const char *ms = solver_opt_str(s, "max_steps");
+    if (strcmp(ms, "auto") != 0 && solver_opt_int(s, "max_steps", &max_steps, e))
+        rc = e->code;
+    for (int t = 0; t < st->T && rc == ERR_OK; t++) {
         if ((t & 63) == 0) {
             if (progress_cancelled(p)) {
                 rc = err_set(e, ERR_CANCELLED, "greedy: cancelled");
@@ -216,7 +227,15 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
             }
             progress_set(p, (double)t / st->T);
         }
-        run_node(&r, st->order[t], budget, stack, out);
+        if (run_node(&r, st->order[t], budget, stack, out, max_steps, p)) {
+            rc = progress_cancelled(p)
+                     ? err_set(e, ERR_CANCELLED, "greedy: cancelled")
+                     : err_set(e, ERR_LIMIT,
+                               "greedy: the schedule passed %lld steps at budget %lld (it keeps "
+                               "rebuilding what it dropped); try a larger budget or another solver",
+                               max_steps, (long long)budget);
+            break;
+        }
     }
     free(r.present);
     free(r.done);
