@@ -21,4 +21,10 @@ run "$REMAT" solve "$T/fig1.json" --solver greedy --budget 2 -o "$T/plan2.json"
 expect_rc 3 "greedy budget 2"
 expect_one_line_err "greedy budget 2"
 expect_err "smallest possible peak 3" "budget 2 names the smallest peak"
+# a budget that makes greedy rebuild what it dropped over and over ends in a
+# clear refusal, not a hang (the LSTM's cell-state chain at half its peak)
+run "$REMAT" solve samples/models/lstm64.json --solver greedy --budget 50% -o "$T/plan3.json"
+expect_rc 1 "greedy thrashing"
+expect_one_line_err "greedy thrashing"
+expect_err "greedy: the schedule passed [0-9]+ steps" "greedy says why it stopped"
 finish
