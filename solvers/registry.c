@@ -9,7 +9,8 @@
     X(noremat) \
     X(chen) \
     X(greedy) \
-    X(echo)
+    X(echo) \
+    X(fastsa)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)

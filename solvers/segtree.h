@@ -1,0 +1,29 @@
+/* segtree.h — range-add / range-max segment tree over a fixed number of
+ * slots, the structure that keeps FastSA's memory curve and its peak
+ * current in O(log T) per interval change (Imanishi et al. 2023, §2.2.1).
+ * Lazy tags are never pushed down: a node holds the max of its subtree plus
+ * its own pending add, so the global max is always d[1].
+ */
+#ifndef REMAT_SEGTREE_H
+#define REMAT_SEGTREE_H
+#include <stdint.h>
+
+typedef struct SegTree {
+    int n;          /* leaves, a power of two */
+    int64_t *d;     /* 2n entries: subtree max including the node's own tag */
+    int64_t *lz;    /* 2n entries: pending add of each node */
+} SegTree;
+
+/* All n slots zero; n must be a power of two >= 1. Free with segtree_done. */
+void segtree_init(SegTree *s, int n);
+void segtree_done(SegTree *s);
+/* Add v to every slot in [l, r] (inclusive, 0 <= l <= r < n). */
+void segtree_add(SegTree *s, int l, int r, int64_t v);
+/* Max over slots [l, r] (inclusive). O(log n). */
+int64_t segtree_max(const SegTree *s, int l, int r);
+/* Max over all slots. O(1). */
+static inline int64_t segtree_top(const SegTree *s)
+{
+    return s->d[1];
+}
+#endif
