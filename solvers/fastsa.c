@@ -21,6 +21,8 @@ static const SolverParam params[] = {
     {"iters", "20000000", "most mutations tried in the first stage (the second gets a tenth)"},
     {"time_limit", "2", "seconds for the whole search"},
     {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
+    {"grouping", "on", "on: first anneal fused node groups (Algorithm 1), then single nodes"},
+    {"group_max", "64", "most nodes in one group"},
     {NULL, NULL, NULL},
 };
 
@@ -288,6 +290,202 @@ static void units_done(Units *U)
     memset(U, 0, sizeof *U);
 }
 
+/* ---- node grouping (Algorithm 1, appendix C.1) ---------------------- */
+
+typedef struct {
+    int *a;
+    int n, cap;
+} IVec;
+
+static void ivec_push(IVec *v, int x)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 4;
+        v->a = xreallocarray(v->a, (size_t)v->cap, sizeof *v->a);
+    }
+    v->a[v->n++] = x;
+}
+
+static int ivec_has(const IVec *v, int x)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->a[i] == x)
+            return 1;
+    return 0;
+}
+
+static void ivec_drop(IVec *v, int x)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->a[i] == x) {
+            v->a[i] = v->a[--v->n];
+            return;
+        }
+}
+
+/* Extra bytes a group needs while it runs beyond what its slot already
+ * counts (its inputs and its final value): the values made and consumed
+ * inside it, plus each member's workspace (appendix B.1). */
+static int64_t group_workspace(const Graph *g, const int *mem, int n, int *lastread, int *where)
+{
+    for (int k = 0; k < n; k++) {
+        where[mem[k]] = k;
+        lastread[k] = k;
+    }
+    for (int k = 0; k < n; k++) {
+        int m = mem[k];
+        for (int e = g->in_off[m]; e < g->in_off[m + 1]; e++) {
+            int w = where[g->in_idx[e]];
+            if (w >= 0 && w < k && mem[w] == g->in_idx[e])
+                lastread[w] = k;
+        }
+    }
+    int64_t live = 0, best = 0;
+    int64_t *drop = xcalloc((size_t)n, sizeof *drop);
+    for (int k = 0; k < n; k++) {
+        int m = mem[k];
+        int64_t own = k < n - 1 ? g->nodes[m].size : 0;
+        live += own;
+        drop[lastread[k]] += own;
+        int64_t x = live + g->nodes[m].workspace;
+        best = x > best ? x : best;
+        live -= drop[k];
+    }
+    free(drop);
+    for (int k = 0; k < n; k++)
+        where[mem[k]] = -1;
+    return best;
+}
+
+/* Units for order[0..L) after Algorithm 1: a unit whose inputs take no more
+ * memory than its value (resident inputs count as free) is fused into every
+ * later unit that reads it and leaves the sequence, so its readers recompute
+ * it. Groups stay within `cap` nodes. *seq gets the surviving units in order
+ * (caller frees), *L2 their count. */
+static void units_grouped(Units *U, const Graph *g, const int *order, int L, int cap, int **seq,
+                          int *L2)
+{
+    int n = g->n;
+    memset(U, 0, sizeof *U);
+    U->g = g;
+    U->is_out = g->is_output;
+    U->vsize = xmallocarray((size_t)n, sizeof *U->vsize);
+    for (int v = 0; v < n; v++)
+        U->vsize[v] = g->nodes[v].size;
+    IVec *mem = xcalloc((size_t)L, sizeof *mem), *in = xcalloc((size_t)L, sizeof *in);
+    IVec *readers = xcalloc((size_t)n, sizeof *readers); /* positions reading value v */
+    unsigned char *alive = xmalloc((size_t)L);
+    for (int i = 0; i < L; i++) {
+        int v = order[i];
+        alive[i] = 1;
+        ivec_push(&mem[i], v);
+        for (int e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
+            int w = g->in_idx[e];
+            if (g->nodes[w].phase == PHASE_INPUT)
+                continue;
+            ivec_push(&in[i], w);
+            ivec_push(&readers[w], i);
+        }
+    }
+    int *stamp = xmallocarray((size_t)n, sizeof *stamp);
+    for (int v = 0; v < n; v++)
+        stamp[v] = -1;
+    IVec tmp = {0};
+    for (int i = 0; i < L; i++) {
+        int v = order[i];
+        /* forward values only: a gradient is read once, right away, so
+         * fusing it would only pin the backward order */
+        if (g->is_output[v] || readers[v].n == 0 || g->nodes[v].phase != PHASE_FWD)
+            continue;
+        int64_t insz = 0;
+        for (int k = 0; k < in[i].n; k++)
+            insz += g->nodes[in[i].a[k]].size;
+        if (insz > g->nodes[v].size)
+            continue;
+        int ok = 1;
+        for (int r = 0; r < readers[v].n && ok; r++)
+            ok = mem[i].n + mem[readers[v].a[r]].n <= cap;
+        if (!ok)
+            continue;
+        for (int r = 0; r < readers[v].n; r++) {
+            int j = readers[v].a[r];
+            /* members: i's then j's, each node once (its first run serves
+             * every later member, as they run back to back) */
+            tmp.n = 0;
+            for (int k = 0; k < mem[i].n; k++)
+                if (stamp[mem[i].a[k]] != j) {
+                    stamp[mem[i].a[k]] = j;
+                    ivec_push(&tmp, mem[i].a[k]);
+                }
+            for (int k = 0; k < mem[j].n; k++)
+                if (stamp[mem[j].a[k]] != j) {
+                    stamp[mem[j].a[k]] = j;
+                    ivec_push(&tmp, mem[j].a[k]);
+                }
+            for (int k = 0; k < tmp.n; k++)
+                stamp[tmp.a[k]] = -1;
+            IVec sw = mem[j];
+            mem[j] = tmp;
+            tmp = sw;
+            /* inputs: in(i) joins in(j), v leaves it */
+            ivec_drop(&in[j], v);
+            for (int k = 0; k < in[i].n; k++) {
+                int w = in[i].a[k];
+                if (!ivec_has(&in[j], w)) {
+                    ivec_push(&in[j], w);
+                    ivec_push(&readers[w], j);
+                }
+            }
+        }
+        for (int k = 0; k < in[i].n; k++)
+            ivec_drop(&readers[in[i].a[k]], i);
+        readers[v].n = 0;
+        alive[i] = 0;
+    }
+    int m = 0;
+    for (int i = 0; i < L; i++)
+        m += alive[i];
+    U->u = xcalloc((size_t)m + 1, sizeof *U->u);
+    *seq = xmallocarray((size_t)m + 1, sizeof **seq);
+    int maxmem = 1;
+    for (int i = 0; i < L; i++)
+        maxmem = mem[i].n > maxmem ? mem[i].n : maxmem;
+    int *lastread = xmallocarray((size_t)maxmem, sizeof *lastread);
+    for (int i = 0; i < L; i++) {
+        if (!alive[i])
+            continue;
+        Unit *x = &U->u[U->n_units];
+        (*seq)[U->n_units] = U->n_units;
+        U->n_units++;
+        x->in = xmallocarray((size_t)in[i].n + 1, sizeof *x->in);
+        memcpy(x->in, in[i].a, (size_t)in[i].n * sizeof *x->in);
+        x->n_in = in[i].n;
+        x->out = xmalloc(sizeof *x->out);
+        x->out[0] = order[i];
+        x->n_out = 1;
+        x->mem = xmallocarray((size_t)mem[i].n, sizeof *x->mem);
+        memcpy(x->mem, mem[i].a, (size_t)mem[i].n * sizeof *x->mem);
+        x->n_mem = mem[i].n;
+        for (int k = 0; k < x->n_mem; k++)
+            x->cost += g->nodes[x->mem[k]].cost;
+        x->ws = group_workspace(g, x->mem, x->n_mem, lastread, stamp);
+    }
+    *L2 = U->n_units;
+    free(lastread);
+    free(tmp.a);
+    for (int i = 0; i < L; i++) {
+        free(mem[i].a);
+        free(in[i].a);
+    }
+    for (int v = 0; v < n; v++)
+        free(readers[v].a);
+    free(mem);
+    free(in);
+    free(readers);
+    free(alive);
+    free(stamp);
+}
+
 /* ---- the annealer --------------------------------------------------- */
 
 typedef struct {
@@ -324,6 +522,8 @@ typedef struct {
     long long iters;
     double time_limit;
     int slack;
+    int grouping;
+    int group_max;
     uint64_t seed;
 } Params;
 
@@ -487,6 +687,19 @@ static int fastsa_prepare(Solver *s, Err *e)
         return err_set(e, ERR_USAGE, "fastsa: time_limit must be > 0 seconds");
     if (slack < 1 || slack > 64)
         return err_set(e, ERR_USAGE, "fastsa: slack=%lld: expected 1..64", slack);
+    long long gmax;
+    if ((rc = solver_opt_int(s, "group_max", &gmax, e)))
+        return rc;
+    if (gmax < 1 || gmax > 100000)
+        return err_set(e, ERR_USAGE, "fastsa: group_max=%lld: expected 1..100000", gmax);
+    prm.group_max = (int)gmax;
+    const char *gr = solver_opt_str(s, "grouping");
+    if (strcmp(gr, "on") == 0)
+        prm.grouping = 1;
+    else if (strcmp(gr, "off") == 0)
+        prm.grouping = 0;
+    else
+        return err_set(e, ERR_USAGE, "fastsa: grouping=%s: expected on or off", gr);
     prm.slack = (int)slack;
     prm.seed = (uint64_t)seed;
     FastSA *st = xcalloc(1, sizeof *st);
@@ -496,15 +709,22 @@ static int fastsa_prepare(Solver *s, Err *e)
     return ERR_OK;
 }
 
-/* Lay order[0..L) over the slots (evenly, slack nops per step) through
+/* Lay units[0..L) over the slots (evenly, slack nops per step) through
  * apply_add, so every interval is built by the same code the mutations
  * use. The order must be valid. */
-static void state_load(State *S, const int *order, int L)
+static void state_load(State *S, const int *units, int L)
 {
     for (int i = 0; i < L; i++) {
         int t = (int)(((int64_t)i * S->T) / L);
-        apply_add(S, S->U->unit_of[order[i]], t);
+        apply_add(S, units[i], t);
     }
+}
+
+/* Graph nodes -> their single-node units, in place. */
+static void to_units(const Units *U, int *order, int L)
+{
+    for (int i = 0; i < L; i++)
+        order[i] = U->unit_of[order[i]];
 }
 
 static int slots_for(int L, int slack)
@@ -516,56 +736,124 @@ static int slots_for(int L, int slack)
     return T;
 }
 
-/* Anneal from order[0..L) and write the best schedule to out. */
-static int fastsa_run(Solver *s, int64_t budget, const int *order, int L, Plan *out, Progress *p,
-                      Err *e)
+/* Graph-node schedule of the best snapshot of a run (or the state). */
+static int *decode(const State *S, const int *seq, int *L)
+{
+    int n = 0;
+    for (int t = 0; t < S->T; t++)
+        if (seq[t] >= 0)
+            n += S->U->u[seq[t]].n_mem;
+    int *out = xmallocarray((size_t)n + 1, sizeof *out);
+    n = 0;
+    for (int t = 0; t < S->T; t++)
+        if (seq[t] >= 0)
+            for (int k = 0; k < S->U->u[seq[t]].n_mem; k++)
+                out[n++] = S->U->u[seq[t]].mem[k];
+    *L = n;
+    return out;
+}
+
+static void run_init(Run *r, const State *S, int64_t budget)
+{
+    memset(r, 0, sizeof *r);
+    r->M = state_peak(S);
+    r->budget = budget;
+    r->ceps = S->cost > 0 ? S->cost * 1e-9 : 1;
+    r->f = objective(r, r->M, S->cost);
+}
+
+/* Temperature reached after `done` of `n` steps of a schedule h0 -> h1. */
+static double temp_at(double h0, double h1, long long done, long long n)
+{
+    double frac = n > 0 ? (double)done / (double)n : 1;
+    return h0 * exp(log(h1 / h0) * (frac < 1 ? frac : 1));
+}
+
+/* Anneal from order[0..L) (graph nodes) and write the best schedule to
+ * out. Stage 1 (grouping=on): grouped units until the budget is met under
+ * the group model. Stage 2: single nodes, exact, until the budget is met.
+ * Stage 3: a cooler pass that removes redundant work and never leaves the
+ * budget once it is met. */
+static int fastsa_run(Solver *s, int64_t budget, const int *order_in, int L, int group,
+                      Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
     const Params *prm = &fs->prm;
     fs->last_tried = 0;
     if (L == 0)
         return ERR_OK;
-    double t0 = now_s();
+    double t0 = now_s(), end = t0 + prm->time_limit;
+    Rng rng = {prm->seed * 0x2545f4914f6cdd1dull + 1};
+    int *order = xmallocarray((size_t)L, sizeof *order);
+    memcpy(order, order_in, (size_t)L * sizeof *order);
+    int rc = ERR_OK;
+    long long n;
+    double h0 = 0, h1 = 0;
+    Run r;
     State S;
+    if (budget == PLAN_NO_BUDGET) {
+        int64_t bp;
+        double bc;
+        sim_baseline(s->g, &bp, &bc);
+        budget = bp;
+    }
+    if (group) {
+        Units G;
+        int *gseq, gL;
+        units_grouped(&G, s->g, order, L, prm->group_max, &gseq, &gL);
+        state_init(&S, &G, slots_for(gL, prm->slack));
+        state_load(&S, gseq, gL);
+        free(gseq);
+        run_init(&r, &S, budget);
+        h0 = 1e-3 * r.f;
+        h1 = 1e-4 * h0;
+        n = anneal(&r, &S, &rng, prm->iters, h0, h1, t0, t0 + 0.6 * prm->time_limit, 1, p);
+        if (n >= 0) {
+            fs->last_tried += n;
+            maybe_snapshot(&r, &S);
+            free(order);
+            order = decode(&S, r.best_seq, &L);
+            h0 = temp_at(h0, h1, n, prm->iters) * 1e-1;
+        }
+        free(r.best_seq);
+        state_done(&S);
+        units_done(&G);
+        if (n < 0) {
+            free(order);
+            return err_set(e, ERR_CANCELLED, "fastsa: cancelled");
+        }
+    }
+    to_units(&fs->U, order, L);
     state_init(&S, &fs->U, slots_for(L, prm->slack));
     state_load(&S, order, L);
-    Run r;
-    memset(&r, 0, sizeof r);
-    r.M = state_peak(&S);
-    r.budget = budget == PLAN_NO_BUDGET ? r.M : budget;
-    r.ceps = S.cost > 0 ? S.cost * 1e-9 : 1;
-    r.f = objective(&r, r.M, S.cost);
-    Rng rng = {prm->seed * 0x2545f4914f6cdd1dull + 1};
-    double h0 = 1e-3 * r.f, h1 = 1e-4 * h0;
-    double end = t0 + prm->time_limit;
-    long long n1 = anneal(&r, &S, &rng, prm->iters, h0, h1, t0, t0 + 0.8 * prm->time_limit, 1, p);
-    int rc = ERR_OK;
-    if (n1 < 0) {
+    free(order);
+    run_init(&r, &S, budget);
+    if (!group)
+        h0 = 1e-3 * r.f;
+    h1 = 1e-4 * h0;
+    n = anneal(&r, &S, &rng, prm->iters, h0, h1, now_s(), t0 + 0.8 * prm->time_limit, 1, p);
+    if (n < 0) {
         rc = err_set(e, ERR_CANCELLED, "fastsa: cancelled");
         goto done;
     }
-    fs->last_tried = n1;
-    /* second stage: remove redundant work at low temperature, never leaving
-     * the budget once it is met */
+    fs->last_tried += n;
     maybe_snapshot(&r, &S);
     r.feasible_only = r.M <= r.budget;
-    double g0 = h0 * exp(log(h1 / h0) * ((double)n1 / (double)(prm->iters ? prm->iters : 1)));
+    double g0 = temp_at(h0, h1, n, prm->iters);
     if (g0 > h0 * 1e-2)
         g0 = h0 * 1e-2;
-    long long n2 = anneal(&r, &S, &rng, prm->iters / 10 + 1, g0, g0 * 1e-4, now_s(), end, 0, p);
-    if (n2 < 0) {
+    n = anneal(&r, &S, &rng, prm->iters / 10 + 1, g0, g0 * 1e-4, now_s(), end, 0, p);
+    if (n < 0) {
         rc = err_set(e, ERR_CANCELLED, "fastsa: cancelled");
         goto done;
     }
-    fs->last_tried += n2;
+    fs->last_tried += n;
     maybe_snapshot(&r, &S);
-    for (int t = 0; t < S.T; t++) {
-        int u = r.best_seq[t];
-        if (u < 0)
-            continue;
-        for (int k = 0; k < fs->U.u[u].n_mem; k++)
-            plan_push(out, fs->U.u[u].mem[k]);
-    }
+    int T;
+    int *sched = decode(&S, r.best_seq, &T);
+    for (int t = 0; t < T; t++)
+        plan_push(out, sched[t]);
+    free(sched);
     progress_set(p, 1.0);
 done:
     free(r.best_seq);
@@ -573,11 +861,17 @@ done:
     return rc;
 }
 
+static int s_group(const Solver *s)
+{
+    const FastSA *fs = s->state;
+    return fs->prm.grouping;
+}
+
 static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     int L;
     int *order = sim_baseline_order(s->g, &L);
-    int rc = fastsa_run(s, budget, order, L, out, p, e);
+    int rc = fastsa_run(s, budget, order, L, s_group(s), out, p, e);
     free(order);
     return rc;
 }
@@ -590,7 +884,32 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     if (!prev || prev->T == 0 || sim_run(s->g, prev->steps, prev->T, &sim, &e2) != ERR_OK)
         return fastsa_solve(s, budget, out, p, e);
     sim_done(&sim);
-    return fastsa_run(s, budget, prev->steps, prev->T, out, p, e);
+    int rc = fastsa_run(s, budget, prev->steps, prev->T, 0, out, p, e);
+    if (rc != ERR_OK || !s_group(s) || budget == PLAN_NO_BUDGET)
+        return rc;
+    /* the warm start cannot group (its order repeats nodes); when it misses
+     * the budget, a grouped run from scratch may still meet it */
+    if (sim_run(s->g, out->steps, out->T, &sim, &e2) == ERR_OK) {
+        int64_t pk = sim.peak;
+        sim_done(&sim);
+        if (pk <= budget)
+            return rc;
+    }
+    Plan cold;
+    plan_init(&cold);
+    long long tried = ((FastSA *)s->state)->last_tried;
+    rc = fastsa_solve(s, budget, &cold, p, e);
+    ((FastSA *)s->state)->last_tried += tried;
+    if (rc == ERR_OK && sim_run(s->g, cold.steps, cold.T, &sim, &e2) == ERR_OK) {
+        if (sim.peak <= budget) {
+            plan_reset(out);
+            for (int t = 0; t < cold.T; t++)
+                plan_push(out, cold.steps[t]);
+        }
+        sim_done(&sim);
+    }
+    plan_done(&cold);
+    return rc;
 }
 
 static void fastsa_release(Solver *s)
@@ -609,6 +928,7 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
     int L;
     int *order = sim_baseline_order(g, &L);
     State S;
+    to_units(&U, order, L);
     state_init(&S, &U, slots_for(L > 0 ? L : 1, slack));
     state_load(&S, order, L);
     free(order);
