@@ -289,6 +289,26 @@ static void test_random_plans(void **state)
     assert_true(met >= total / 4);
 }
 
+static void test_cancel(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(16);
+    Err e;
+    err_clear(&e);
+    Solver *s = solver_new(solver_find("fastsa"), g, NULL, &e);
+    assert_non_null(s);
+    Progress pr;
+    progress_init(&pr);
+    atomic_store(&pr.cancel, 1);
+    Plan p;
+    plan_init(&p);
+    assert_int_equal(solver_plan(s, 10, NULL, &p, &pr, &e), ERR_CANCELLED);
+    assert_int_equal(p.T, 0);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -315,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_plan),
         cmocka_unit_test(test_resolve_warm_start),
         cmocka_unit_test(test_random_plans),
+        cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
