@@ -23,6 +23,7 @@ static const SolverParam params[] = {
     {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
     {"grouping", "on", "on: first anneal fused node groups (Algorithm 1), then single nodes"},
     {"group_max", "64", "most nodes in one group"},
+    {"logaddexp", "off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"},
     {NULL, NULL, NULL},
 };
 
@@ -98,7 +99,21 @@ typedef struct {
     SegTree st;
     double cost;
     int count;          /* non-nop slots */
+    int lae;            /* also keep the smoothed curve (logaddexp=on) */
+    double scale;       /* bytes per unit of the smoothed curve */
+    SegTreeF sf;
 } State;
+
+/* A nop slot sits this far below everything in the smoothed curve, so it
+ * adds nothing to the soft peak (appendix C.2); placing a unit lifts it. */
+#define LAE_LIFT 1e6
+
+static inline void mem_add(State *S, int l, int r, int64_t v)
+{
+    segtree_add(&S->st, l, r, v);
+    if (S->lae)
+        segtreef_add(&S->sf, l, r, (double)v / S->scale);
+}
 
 /* Last slot the copy of v produced at p is held (spec §3). */
 static inline int held_end(const State *S, int v, int p)
@@ -126,9 +141,9 @@ static inline void adjust(State *S, int a, int e0, int e1, int64_t sz)
 {
     (void)a;
     if (e1 > e0)
-        segtree_add(&S->st, e0 + 1, e1, sz);
+        mem_add(S, e0 + 1, e1, sz);
     else if (e1 < e0)
-        segtree_add(&S->st, e1 + 1, e0, -sz);
+        mem_add(S, e1 + 1, e0, -sz);
 }
 
 static int can_add(const State *S, int u, int t)
@@ -171,7 +186,7 @@ static void apply_add(State *S, int u, int t)
         iset_insert(&S->P[v], t);
         if (a >= 0)
             adjust(S, a, e0, held_end(S, v, a), sz[v]);
-        segtree_add(&S->st, t, held_end(S, v, t), sz[v]);
+        mem_add(S, t, held_end(S, v, t), sz[v]);
     }
     for (int k = 0; k < x->n_in; k++) {
         int v = x->in[k];
@@ -180,7 +195,9 @@ static void apply_add(State *S, int u, int t)
         adjust(S, a, e0, held_end(S, v, a), sz[v]);
     }
     if (x->ws)
-        segtree_add(&S->st, t, t, x->ws);
+        mem_add(S, t, t, x->ws);
+    if (S->lae)
+        segtreef_add(&S->sf, t, t, LAE_LIFT);
     S->seq[t] = u;
     S->cost += x->cost;
     S->count++;
@@ -200,13 +217,15 @@ static void apply_remove(State *S, int t)
     for (int k = 0; k < x->n_out; k++) {
         int v = x->out[k];
         int a = prod_before(S, v, t), e0 = a >= 0 ? held_end(S, v, a) : 0;
-        segtree_add(&S->st, t, held_end(S, v, t), -sz[v]);
+        mem_add(S, t, held_end(S, v, t), -sz[v]);
         iset_erase(&S->P[v], t);
         if (a >= 0)
             adjust(S, a, e0, held_end(S, v, a), sz[v]);
     }
     if (x->ws)
-        segtree_add(&S->st, t, t, -x->ws);
+        mem_add(S, t, t, -x->ws);
+    if (S->lae)
+        segtreef_add(&S->sf, t, t, -LAE_LIFT);
     S->seq[t] = -1;
     S->cost -= x->cost;
     S->count--;
@@ -235,6 +254,16 @@ static void state_done(State *S)
     free(S->R);
     free(S->seq);
     segtree_done(&S->st);
+    if (S->lae)
+        segtreef_done(&S->sf);
+}
+
+/* Turn on the smoothed curve; before any unit is placed. */
+static void state_smooth(State *S, double scale)
+{
+    S->lae = 1;
+    S->scale = scale > 0 ? scale : 1;
+    segtreef_init(&S->sf, S->T, -LAE_LIFT);
 }
 
 /* Peak of the spec's memory curve for the current sequence. */
@@ -242,6 +271,15 @@ static inline int64_t state_peak(const State *S)
 {
     int64_t m = segtree_top(&S->st);
     return (m > 0 ? m : 0) + S->U->g->input_bytes;
+}
+
+/* The peak the objective sees: the soft peak with logaddexp=on. */
+static inline int64_t state_obj_peak(const State *S)
+{
+    if (!S->lae)
+        return state_peak(S);
+    double m = segtreef_top(&S->sf) * S->scale;
+    return (m > 0 ? (int64_t)m : 0) + S->U->g->input_bytes;
 }
 
 /* ---- units from the graph ------------------------------------------- */
@@ -523,6 +561,7 @@ typedef struct {
     double time_limit;
     int slack;
     int grouping;
+    int logaddexp;
     int group_max;
     uint64_t seed;
 } Params;
@@ -576,7 +615,7 @@ static inline int judge(Run *r, State *S, Rng *rng, double temp)
     int64_t M = state_peak(S);
     if (r->feasible_only && M > r->budget)
         return 0;
-    double f = objective(r, M, S->cost);
+    double f = objective(r, state_obj_peak(S), S->cost);
     double d = f - r->f;
     if (d <= 0 || rng_unit(rng) < exp(-d / temp)) {
         r->f = f;
@@ -700,6 +739,13 @@ static int fastsa_prepare(Solver *s, Err *e)
         prm.grouping = 0;
     else
         return err_set(e, ERR_USAGE, "fastsa: grouping=%s: expected on or off", gr);
+    const char *la = solver_opt_str(s, "logaddexp");
+    if (strcmp(la, "on") == 0)
+        prm.logaddexp = 1;
+    else if (strcmp(la, "off") == 0)
+        prm.logaddexp = 0;
+    else
+        return err_set(e, ERR_USAGE, "fastsa: logaddexp=%s: expected on or off", la);
     prm.slack = (int)slack;
     prm.seed = (uint64_t)seed;
     FastSA *st = xcalloc(1, sizeof *st);
@@ -759,7 +805,7 @@ static void run_init(Run *r, const State *S, int64_t budget)
     r->M = state_peak(S);
     r->budget = budget;
     r->ceps = S->cost > 0 ? S->cost * 1e-9 : 1;
-    r->f = objective(r, r->M, S->cost);
+    r->f = objective(r, state_obj_peak(S), S->cost);
 }
 
 /* Temperature reached after `done` of `n` steps of a schedule h0 -> h1. */
@@ -802,6 +848,8 @@ static int fastsa_run(Solver *s, int64_t budget, const int *order_in, int L, int
         int *gseq, gL;
         units_grouped(&G, s->g, order, L, prm->group_max, &gseq, &gL);
         state_init(&S, &G, slots_for(gL, prm->slack));
+        if (prm->logaddexp)
+            state_smooth(&S, (double)budget / 256);
         state_load(&S, gseq, gL);
         free(gseq);
         run_init(&r, &S, budget);
@@ -825,6 +873,8 @@ static int fastsa_run(Solver *s, int64_t budget, const int *order_in, int L, int
     }
     to_units(&fs->U, order, L);
     state_init(&S, &fs->U, slots_for(L, prm->slack));
+    if (prm->logaddexp)
+        state_smooth(&S, (double)budget / 256);
     state_load(&S, order, L);
     free(order);
     run_init(&r, &S, budget);

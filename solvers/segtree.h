@@ -26,4 +26,23 @@ static inline int64_t segtree_top(const SegTree *s)
 {
     return s->d[1];
 }
+
+/* The smoothed variant of appendix C.2: the same range add, but a node
+ * holds logaddexp (log(e^a + e^b)) of its children instead of their max,
+ * so the top is a soft peak that every high slot contributes to. Values
+ * are doubles in whatever unit the caller scales to. */
+typedef struct SegTreeF {
+    int n;
+    double *d, *lz;
+} SegTreeF;
+
+/* All n slots set to `fill` (a large negative value makes empty slots
+ * vanish from the soft max); n a power of two >= 1. */
+void segtreef_init(SegTreeF *s, int n, double fill);
+void segtreef_done(SegTreeF *s);
+void segtreef_add(SegTreeF *s, int l, int r, double v);
+static inline double segtreef_top(const SegTreeF *s)
+{
+    return s->d[1];
+}
 #endif

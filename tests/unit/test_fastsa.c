@@ -4,6 +4,8 @@
  * warm start) re-validated with tu_check_peak. */
 #include "testutil.h"
 
+#include <math.h>
+
 #include "solvers/fastsa.h"
 #include "solvers/segtree.h"
 #include "src/transform.h"
@@ -50,6 +52,40 @@ static void test_segtree_vs_array(void **state)
         free(a);
         segtree_done(&st);
     }
+}
+
+static void test_segtreef_vs_array(void **state)
+{
+    (void)state;
+    unsigned seed = 17;
+    int n = 64;
+    SegTreeF st;
+    segtreef_init(&st, n, -50);
+    double a[64];
+    for (int i = 0; i < n; i++)
+        a[i] = -50;
+    for (int op = 0; op < 2000; op++) {
+        int l = (int)(rnd(&seed) % 64u), r = (int)(rnd(&seed) % 64u);
+        if (l > r) {
+            int x = l;
+            l = r;
+            r = x;
+        }
+        double v = ((double)(rnd(&seed) % 2001) - 1000) / 100;
+        segtreef_add(&st, l, r, v);
+        for (int i = l; i <= r; i++)
+            a[i] += v;
+        double m = a[0], sum = 0;
+        for (int i = 1; i < n; i++)
+            m = a[i] > m ? a[i] : m;
+        for (int i = 0; i < n; i++)
+            sum += exp(a[i] - m);
+        double want = m + log(sum);
+        assert_true(fabs(segtreef_top(&st) - want) < 1e-6 * (1 + fabs(want)));
+        /* a soft max: at least the max, at most max + log n */
+        assert_true(segtreef_top(&st) >= m - 1e-9 && segtreef_top(&st) <= m + log(64) + 1e-9);
+    }
+    segtreef_done(&st);
 }
 
 /* Random forward DAG (sizes, costs and workspaces vary) made a training
@@ -264,8 +300,9 @@ static void test_random_plans(void **state)
                 int64_t b = n.peak * pct / 100;
                 if (b < lo)
                     b = lo;
-                const char *o[] = {"iters=20000", "time_limit=60", gr ? "grouping=on" : "grouping=off",
-                                   NULL};
+                const char *o[] = {"iters=20000", "time_limit=60",
+                                   gr ? "grouping=on" : "grouping=off",
+                                   gr ? "logaddexp=on" : "logaddexp=off", NULL};
                 Plan p;
                 int rc = tu_solve(g, "fastsa", b, &p, o);
                 assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
@@ -318,6 +355,8 @@ static void test_bad_options(void **state)
     const char *bad2[] = {"time_limit=0", NULL};
     const char *bad3[] = {"slack=x", NULL};
     const char *bad4[] = {"grouping=maybe", NULL};
+    const char *bad5[] = {"logaddexp=1", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad5), ERR_USAGE);
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad4), ERR_USAGE);
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad1), ERR_USAGE);
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad2), ERR_USAGE);
@@ -329,6 +368,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segtree_vs_array),
+        cmocka_unit_test(test_segtreef_vs_array),
         cmocka_unit_test(test_incremental_peak_matches_sim),
         cmocka_unit_test(test_chain32_budgets),
         cmocka_unit_test(test_fig1),
