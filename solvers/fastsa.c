@@ -189,10 +189,12 @@ static void apply_add(State *S, int u, int t)
         mem_add(S, t, held_end(S, v, t), sz[v]);
     }
     for (int k = 0; k < x->n_in; k++) {
+        /* a read at t inside a's interval can only stretch it to t */
         int v = x->in[k];
         int a = prod_before(S, v, t), e0 = held_end(S, v, a);
         iset_insert(&S->R[v], t);
-        adjust(S, a, e0, held_end(S, v, a), sz[v]);
+        if (t > e0)
+            mem_add(S, e0 + 1, t, sz[v]);
     }
     if (x->ws)
         mem_add(S, t, t, x->ws);
@@ -209,10 +211,12 @@ static void apply_remove(State *S, int t)
     const Unit *x = &S->U->u[u];
     const int64_t *sz = S->U->vsize;
     for (int k = 0; k < x->n_in; k++) {
+        /* dropping the read at t changes a's interval only if it ended there */
         int v = x->in[k];
         int a = prod_before(S, v, t), e0 = held_end(S, v, a);
         iset_erase(&S->R[v], t);
-        adjust(S, a, e0, held_end(S, v, a), sz[v]);
+        if (e0 == t)
+            adjust(S, a, e0, held_end(S, v, a), sz[v]);
     }
     for (int k = 0; k < x->n_out; k++) {
         int v = x->out[k];

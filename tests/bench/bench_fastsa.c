@@ -68,9 +68,10 @@ static void plans(void)
     int64_t base;
     double bcost;
     sim_baseline(g, &base, &bcost);
-    const char *groupings[] = {"grouping=off", "grouping=on"};
-    for (int gi = 0; gi < 2; gi++) {
-        const char *opts[] = {"seed=1", groupings[gi], NULL};
+    const char *groupings[] = {"grouping=off", "grouping=on", "grouping=on"};
+    const char *smooth[] = {"logaddexp=off", "logaddexp=off", "logaddexp=on"};
+    for (int gi = 0; gi < 3; gi++) {
+        const char *opts[] = {"seed=1", groupings[gi], smooth[gi], NULL};
         Solver *s = make(g, opts);
         for (int pct = 50; pct >= 25; pct -= 25) {
             Plan p;
@@ -80,9 +81,9 @@ static void plans(void)
             double t0 = now();
             int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
             double dt = now() - t0;
-            printf("%d nodes, %s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
+            printf("%d nodes, %s %s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
                    "%lld mutations, %.2f s\n",
-                   g->n, groupings[gi], pct, rc == ERR_OK ? "met" : "NOT met",
+                   g->n, groupings[gi], smooth[gi], pct, rc == ERR_OK ? "met" : "NOT met",
                    100.0 * (double)p.peak / (double)base, 100.0 * (p.cost / bcost - 1),
                    fastsa_last_tried(s), dt);
             plan_done(&p);
