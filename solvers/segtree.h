@@ -8,10 +8,15 @@
 #define REMAT_SEGTREE_H
 #include <stdint.h>
 
+/* One tree node: its subtree max including its own tag, and the tag (the
+ * pending add). Side by side, so a pull touches one cache line per level. */
+typedef struct SegNode {
+    int64_t d, lz;
+} SegNode;
+
 typedef struct SegTree {
     int n;          /* leaves, a power of two */
-    int64_t *d;     /* 2n entries: subtree max including the node's own tag */
-    int64_t *lz;    /* 2n entries: pending add of each node */
+    SegNode *t;     /* 2n nodes, heap order, leaves at n..2n-1 */
 } SegTree;
 
 /* All n slots zero; n must be a power of two >= 1. Free with segtree_done. */
@@ -24,7 +29,7 @@ int64_t segtree_max(const SegTree *s, int l, int r);
 /* Max over all slots. O(1). */
 static inline int64_t segtree_top(const SegTree *s)
 {
-    return s->d[1];
+    return s->t[1].d;
 }
 
 /* The smoothed variant of appendix C.2: the same range add, but a node
