@@ -4,6 +4,8 @@
  * against per-value sorted production/use times and applied by updating the
  * life intervals of the values it touches in a range-add/range-max segment
  * tree, so the peak of the spec's memory curve is known after every step.
+ * Stages: annealing on fused node groups (grouping=on), then on single
+ * nodes until the budget is met, then a cooler pass that trims cost.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 
 static const SolverParam params[] = {
     {"seed", "1", "seed of the solver's own random generator"},
-    {"iters", "20000000", "most mutations tried in the first stage (the second gets a tenth)"},
+    {"iters", "20000000", "most mutations per annealing stage (the last one gets a tenth)"},
     {"time_limit", "2", "seconds for the whole search"},
     {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
     {"grouping", "on", "on: first anneal fused node groups (Algorithm 1), then single nodes"},
