@@ -11,7 +11,8 @@
     X(greedy) \
     X(echo) \
     X(checkmate) \
-    X(revolve)
+    X(revolve) \
+    X(fastsa)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)

@@ -1,0 +1,53 @@
+/* segtree.h — range-add / range-max segment tree over a fixed number of
+ * slots, the structure that keeps FastSA's memory curve and its peak
+ * current in O(log T) per interval change (Imanishi et al. 2023, §2.2.1).
+ * Lazy tags are never pushed down: a node holds the max of its subtree plus
+ * its own pending add, so the global max is always d[1].
+ */
+#ifndef REMAT_SEGTREE_H
+#define REMAT_SEGTREE_H
+#include <stdint.h>
+
+/* One tree node: its subtree max including its own tag, and the tag (the
+ * pending add). Side by side, so a pull touches one cache line per level. */
+typedef struct SegNode {
+    int64_t d, lz;
+} SegNode;
+
+typedef struct SegTree {
+    int n;          /* leaves, a power of two */
+    SegNode *t;     /* 2n nodes, heap order, leaves at n..2n-1 */
+} SegTree;
+
+/* All n slots zero; n must be a power of two >= 1. Free with segtree_done. */
+void segtree_init(SegTree *s, int n);
+void segtree_done(SegTree *s);
+/* Add v to every slot in [l, r] (inclusive, 0 <= l <= r < n). */
+void segtree_add(SegTree *s, int l, int r, int64_t v);
+/* Max over slots [l, r] (inclusive). O(log n). */
+int64_t segtree_max(const SegTree *s, int l, int r);
+/* Max over all slots. O(1). */
+static inline int64_t segtree_top(const SegTree *s)
+{
+    return s->t[1].d;
+}
+
+/* The smoothed variant of appendix C.2: the same range add, but a node
+ * holds logaddexp (log(e^a + e^b)) of its children instead of their max,
+ * so the top is a soft peak that every high slot contributes to. Values
+ * are doubles in whatever unit the caller scales to. */
+typedef struct SegTreeF {
+    int n;
+    double *d, *lz;
+} SegTreeF;
+
+/* All n slots set to `fill` (a large negative value makes empty slots
+ * vanish from the soft max); n a power of two >= 1. */
+void segtreef_init(SegTreeF *s, int n, double fill);
+void segtreef_done(SegTreeF *s);
+void segtreef_add(SegTreeF *s, int l, int r, double v);
+static inline double segtreef_top(const SegTreeF *s)
+{
+    return s->d[1];
+}
+#endif

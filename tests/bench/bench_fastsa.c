@@ -1,0 +1,102 @@
+/* bench_fastsa.c — FastSA throughput and plans: mutations tried per second
+ * on a ~5K-node generated training graph, then plans for a ~8K-node graph
+ * at 25 % and 50 % of its baseline peak with their solve times. Figures
+ * only, no pass/fail. */
+#include <stdio.h>
+#include <time.h>
+
+#include "solvers/fastsa.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "tests/bench/gen.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static Solver *make(const Graph *g, const char *const *opts)
+{
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    for (int i = 0; opts[i]; i++)
+        solver_opts_add(&o, opts[i], &e);
+    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
+    solver_opts_done(&o);
+    if (!s) {
+        fprintf(stderr, "fastsa: %s\n", e.msg);
+        exit(1);
+    }
+    return s;
+}
+
+static void throughput(const char *grouping)
+{
+    Graph *g = gen_training("random", 2500, 7);
+    int64_t base;
+    double bcost;
+    sim_baseline(g, &base, &bcost);
+    const char *opts[] = {"iters=4000000", "time_limit=60", "seed=1", grouping, NULL};
+    Solver *s = make(g, opts);
+    Plan p;
+    plan_init(&p);
+    Err e;
+    err_clear(&e);
+    /* an unreachable budget keeps the first stage running all its iterations */
+    int node;
+    int64_t lo = graph_min_peak(g, &node);
+    double t0 = now();
+    int rc = solver_plan(s, lo, NULL, &p, NULL, &e);
+    double dt = now() - t0;
+    long long n = fastsa_last_tried(s);
+    printf("throughput (%s): %d nodes, %lld mutations in %.2f s = %.2f M mutations/s "
+           "(status %s, peak %.1f%% of baseline)\n",
+           grouping, g->n, n, dt, (double)n / dt / 1e6, rc ? "over budget" : "ok",
+           100.0 * (double)p.peak / (double)base);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
+static void plans(void)
+{
+    Graph *g = gen_training("random", 4000, 7);
+    int64_t base;
+    double bcost;
+    sim_baseline(g, &base, &bcost);
+    const char *groupings[] = {"grouping=off", "grouping=on", "grouping=on"};
+    const char *smooth[] = {"logaddexp=off", "logaddexp=off", "logaddexp=on"};
+    for (int gi = 0; gi < 3; gi++) {
+        const char *opts[] = {"seed=1", groupings[gi], smooth[gi], NULL};
+        Solver *s = make(g, opts);
+        for (int pct = 50; pct >= 25; pct -= 25) {
+            Plan p;
+            plan_init(&p);
+            Err e;
+            err_clear(&e);
+            double t0 = now();
+            int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
+            double dt = now() - t0;
+            printf("%d nodes, %s %s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
+                   "%lld mutations, %.2f s\n",
+                   g->n, groupings[gi], smooth[gi], pct, rc == ERR_OK ? "met" : "NOT met",
+                   100.0 * (double)p.peak / (double)base, 100.0 * (p.cost / bcost - 1),
+                   fastsa_last_tried(s), dt);
+            plan_done(&p);
+        }
+        solver_free(s);
+    }
+    graph_free(g);
+}
+
+int main(void)
+{
+    throughput("grouping=off");
+    throughput("grouping=on");
+    plans();
+    return 0;
+}

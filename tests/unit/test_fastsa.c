@@ -1,0 +1,382 @@
+/* test_fastsa.c — the FastSA solver: its segment tree against a plain
+ * array, its incremental memory curve against sim_run and the independent
+ * checker after random mutations, and its plans (budgets met, determinism,
+ * warm start) re-validated with tu_check_peak. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "solvers/fastsa.h"
+#include "solvers/segtree.h"
+#include "src/transform.h"
+
+static unsigned rnd(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffff;
+}
+
+static void test_segtree_vs_array(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    int sizes[] = {1, 2, 8, 64, 256};
+    for (int si = 0; si < 5; si++) {
+        int n = sizes[si];
+        SegTree st;
+        segtree_init(&st, n);
+        int64_t *a = calloc((size_t)n, sizeof *a);
+        for (int op = 0; op < 3000; op++) {
+            int l = (int)(rnd(&seed) % (unsigned)n), r = (int)(rnd(&seed) % (unsigned)n);
+            if (l > r) {
+                int x = l;
+                l = r;
+                r = x;
+            }
+            if (rnd(&seed) % 2) {
+                int64_t v = (int64_t)(rnd(&seed) % 2001) - 1000;
+                segtree_add(&st, l, r, v);
+                for (int i = l; i <= r; i++)
+                    a[i] += v;
+            } else {
+                int64_t m = INT64_MIN;
+                for (int i = l; i <= r; i++)
+                    m = a[i] > m ? a[i] : m;
+                assert_int_equal(segtree_max(&st, l, r), m);
+            }
+            int64_t top = INT64_MIN;
+            for (int i = 0; i < n; i++)
+                top = a[i] > top ? a[i] : top;
+            assert_int_equal(segtree_top(&st), top);
+        }
+        free(a);
+        segtree_done(&st);
+    }
+}
+
+static void test_segtreef_vs_array(void **state)
+{
+    (void)state;
+    unsigned seed = 17;
+    int n = 64;
+    SegTreeF st;
+    segtreef_init(&st, n, -50);
+    double a[64];
+    for (int i = 0; i < n; i++)
+        a[i] = -50;
+    for (int op = 0; op < 2000; op++) {
+        int l = (int)(rnd(&seed) % 64u), r = (int)(rnd(&seed) % 64u);
+        if (l > r) {
+            int x = l;
+            l = r;
+            r = x;
+        }
+        double v = ((double)(rnd(&seed) % 2001) - 1000) / 100;
+        segtreef_add(&st, l, r, v);
+        for (int i = l; i <= r; i++)
+            a[i] += v;
+        double m = a[0], sum = 0;
+        for (int i = 1; i < n; i++)
+            m = a[i] > m ? a[i] : m;
+        for (int i = 0; i < n; i++)
+            sum += exp(a[i] - m);
+        double want = m + log(sum);
+        assert_true(fabs(segtreef_top(&st) - want) < 1e-6 * (1 + fabs(want)));
+        /* a soft max: at least the max, at most max + log n */
+        assert_true(segtreef_top(&st) >= m - 1e-9 && segtreef_top(&st) <= m + log(64) + 1e-9);
+    }
+    segtreef_done(&st);
+}
+
+/* Random forward DAG (sizes, costs and workspaces vary) made a training
+ * graph. */
+static Graph *random_training(unsigned *seed, int n)
+{
+    Graph *f = graph_new();
+    Err e;
+    err_clear(&e);
+    graph_add_node(f, "x", "input", PHASE_INPUT, 1 + rnd(seed) % 4, 0, 0, NULL, &e);
+    for (int i = 0; i < n; i++) {
+        char id[16], in[16];
+        snprintf(id, sizeof id, "f%d", i);
+        int v = graph_add_node(f, id, NULL, PHASE_FWD, 1 + rnd(seed) % 6, 1 + rnd(seed) % 3,
+                               rnd(seed) % 3 == 0 ? rnd(seed) % 5 : 0, NULL, &e);
+        assert_true(v >= 0);
+        int k = 1 + (int)(rnd(seed) % 2);
+        for (int j = 0; j < k; j++) {
+            int u = (int)(rnd(seed) % (unsigned)(i + 1)) - 1;
+            if (u < 0)
+                snprintf(in, sizeof in, "x");
+            else
+                snprintf(in, sizeof in, "f%d", u);
+            graph_add_input_name(f, v, in);
+        }
+    }
+    if (graph_finalize(f, &e))
+        fail_msg("finalize: %s", e.msg);
+    Graph *g = graph_make_training(f, &e);
+    if (!g)
+        fail_msg("graph_make_training: %s", e.msg);
+    graph_free(f);
+    return g;
+}
+
+static void test_incremental_peak_matches_sim(void **state)
+{
+    (void)state;
+    unsigned seed = 11;
+    int walks = 0, recomputing = 0;
+    for (int gi = 0; gi < 40; gi++) {
+        Graph *g = random_training(&seed, 3 + (int)(rnd(&seed) % 12));
+        int steps[] = {0, 30, 300, 3000};
+        for (int k = 0; k < 4; k++) {
+            int *sched, T;
+            int64_t *mem, peak;
+            fastsa_random_walk(g, steps[k], 1000u * (unsigned)gi + (unsigned)k, 1 + gi % 4, &sched,
+                               &T, &mem, &peak);
+            Sim s;
+            Err e;
+            err_clear(&e);
+            int rc = sim_run(g, sched, T, &s, &e);
+            if (rc)
+                fail_msg("graph %d walk %d: %s", gi, k, e.msg);
+            assert_int_equal(s.peak, peak);
+            for (int t = 0; t < T; t++)
+                assert_int_equal(s.mem[t], mem[t]);
+            assert_int_equal(tu_check_peak(g, sched, T, NULL), peak);
+            recomputing += s.recomputations > 0;
+            walks++;
+            sim_done(&s);
+            free(sched);
+            free(mem);
+        }
+        graph_free(g);
+    }
+    assert_int_equal(walks, 160);
+    assert_true(recomputing > 40); /* the walks really did recompute */
+}
+
+static Graph *chain_training(int n)
+{
+    char spec[4096];
+    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; f0:x");
+    for (int i = 1; i < n; i++)
+        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d:f%d", i, i - 1);
+    Graph *f = tu_graph(spec);
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_make_training(f, &e);
+    if (!g)
+        fail_msg("graph_make_training: %s", e.msg);
+    graph_free(f);
+    return g;
+}
+
+static void check_plan(const Graph *g, const Plan *p)
+{
+    double c = -1;
+    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
+    assert_true(pk >= 0);
+    assert_int_equal(pk, p->peak);
+    assert_true(c == p->cost);
+}
+
+static const char *const OPTS[] = {"iters=200000", "time_limit=60", "seed=3", NULL};
+
+static void test_chain32_budgets(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(32);
+    Plan n, p;
+    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
+    /* generous: the baseline peak itself */
+    assert_int_equal(tu_solve(g, "fastsa", n.peak, &p, OPTS), ERR_OK);
+    check_plan(g, &p);
+    assert_true(p.peak <= n.peak);
+    assert_true(p.cost <= n.cost + 2); /* barely any recomputation needed */
+    plan_done(&p);
+    /* tight: a quarter of the baseline */
+    int64_t tight = n.peak / 4;
+    assert_int_equal(tu_solve(g, "fastsa", tight, &p, OPTS), ERR_OK);
+    check_plan(g, &p);
+    assert_true(p.peak <= tight);
+    assert_true(p.peak < n.peak);
+    assert_true(p.cost > n.cost);
+    assert_true(p.recomputations > 0);
+    plan_done(&p);
+    plan_done(&n);
+    graph_free(g);
+}
+
+static void test_fig1(void **state)
+{
+    (void)state;
+    Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
+    Plan p;
+    assert_int_equal(tu_solve(g, "fastsa", 3, &p, OPTS), ERR_OK);
+    check_plan(g, &p);
+    assert_int_equal(p.peak, 3);
+    assert_true(p.cost == 6); /* A B C D A E: one recomputation is optimal */
+    plan_done(&p);
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, OPTS), ERR_OK);
+    check_plan(g, &p);
+    assert_true(p.cost == 5);
+    plan_done(&p);
+    graph_free(g);
+}
+
+static void test_same_seed_same_plan(void **state)
+{
+    (void)state;
+    unsigned seed = 5;
+    Graph *g = random_training(&seed, 14);
+    Plan n, a, b, c;
+    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
+    const char *o1[] = {"iters=20000", "time_limit=60", "seed=9", NULL};
+    const char *o2[] = {"iters=20000", "time_limit=60", "seed=10", NULL};
+    int64_t budget = n.peak * 2 / 3;
+    int r1 = tu_solve(g, "fastsa", budget, &a, o1);
+    int r2 = tu_solve(g, "fastsa", budget, &b, o1);
+    int r3 = tu_solve(g, "fastsa", budget, &c, o2);
+    assert_int_equal(r1, r2);
+    assert_true(r1 == ERR_OK || r1 == ERR_OVER_BUDGET);
+    assert_true(r3 == ERR_OK || r3 == ERR_OVER_BUDGET);
+    assert_int_equal(a.T, b.T);
+    assert_memory_equal(a.steps, b.steps, (size_t)a.T * sizeof *a.steps);
+    check_plan(g, &a);
+    check_plan(g, &c);
+    plan_done(&a);
+    plan_done(&b);
+    plan_done(&c);
+    plan_done(&n);
+    graph_free(g);
+}
+
+static void test_resolve_warm_start(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(24);
+    Plan n, p, q;
+    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    for (int i = 0; OPTS[i]; i++)
+        assert_int_equal(solver_opts_add(&o, OPTS[i], &e), ERR_OK);
+    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
+    solver_opts_done(&o);
+    assert_non_null(s);
+    plan_init(&p);
+    plan_init(&q);
+    assert_int_equal(solver_plan(s, n.peak * 3 / 5, NULL, &p, NULL, &e), ERR_OK);
+    check_plan(g, &p);
+    assert_true(p.peak <= n.peak * 3 / 5);
+    assert_true(fastsa_last_tried(s) > 0);
+    /* a tighter budget from the previous plan */
+    assert_int_equal(solver_plan(s, n.peak / 4, &p, &q, NULL, &e), ERR_OK);
+    check_plan(g, &q);
+    assert_true(q.peak <= n.peak / 4);
+    plan_done(&p);
+    plan_done(&q);
+    plan_done(&n);
+    solver_free(s);
+    graph_free(g);
+}
+
+static void test_random_plans(void **state)
+{
+    (void)state;
+    unsigned seed = 23;
+    int met = 0, total = 0, gmet = 0;
+    for (int gi = 0; gi < 12; gi++) {
+        Graph *g = random_training(&seed, 4 + (int)(rnd(&seed) % 14));
+        Plan n;
+        assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
+        int node;
+        int64_t lo = graph_min_peak(g, &node);
+        for (int gr = 0; gr < 2; gr++)
+            for (int pct = 80; pct >= 40; pct -= 40) {
+                int64_t b = n.peak * pct / 100;
+                if (b < lo)
+                    b = lo;
+                const char *o[] = {"iters=20000", "time_limit=60",
+                                   gr ? "grouping=on" : "grouping=off",
+                                   gr ? "logaddexp=on" : "logaddexp=off", NULL};
+                Plan p;
+                int rc = tu_solve(g, "fastsa", b, &p, o);
+                assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+                check_plan(g, &p);
+                assert_true((rc == ERR_OK) == (p.peak <= b));
+                assert_true(p.peak <= n.peak);
+                met += rc == ERR_OK;
+                total++;
+                Plan q;
+                if (tu_solve(g, "greedy", b, &q, NULL) == ERR_OK)
+                    gmet++;
+                plan_done(&q);
+                plan_done(&p);
+            }
+        plan_done(&n);
+        graph_free(g);
+    }
+    /* budgets down to the smallest possible peak are often out of reach;
+     * the annealer should still meet at least as many as GreedyRemat */
+    assert_true(met >= gmet);
+    assert_true(met >= total / 4);
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(16);
+    Err e;
+    err_clear(&e);
+    Solver *s = solver_new(solver_find("fastsa"), g, NULL, &e);
+    assert_non_null(s);
+    Progress pr;
+    progress_init(&pr);
+    atomic_store(&pr.cancel, 1);
+    Plan p;
+    plan_init(&p);
+    assert_int_equal(solver_plan(s, 10, NULL, &p, &pr, &e), ERR_CANCELLED);
+    assert_int_equal(p.T, 0);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    Graph *g = tu_graph("A; B:A");
+    Plan p;
+    const char *bad1[] = {"iters=-1", NULL};
+    const char *bad2[] = {"time_limit=0", NULL};
+    const char *bad3[] = {"slack=x", NULL};
+    const char *bad4[] = {"grouping=maybe", NULL};
+    const char *bad5[] = {"logaddexp=1", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad5), ERR_USAGE);
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad4), ERR_USAGE);
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad1), ERR_USAGE);
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad2), ERR_USAGE);
+    assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, bad3), ERR_USAGE);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_segtree_vs_array),
+        cmocka_unit_test(test_segtreef_vs_array),
+        cmocka_unit_test(test_incremental_peak_matches_sim),
+        cmocka_unit_test(test_chain32_budgets),
+        cmocka_unit_test(test_fig1),
+        cmocka_unit_test(test_same_seed_same_plan),
+        cmocka_unit_test(test_resolve_warm_start),
+        cmocka_unit_test(test_random_plans),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
