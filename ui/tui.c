@@ -24,7 +24,8 @@
 #define MIN_W 60
 #define MIN_H 16
 
-static const char *const view_names[VIEW_COUNT] = {"Curve", "Inspector", "Recomputed", "Structure"};
+static const char *const view_names[VIEW_COUNT] = {"Curve", "Inspector", "Recomputed", "Structure",
+                                                     "Compare", "Graph"};
 
 static double mono_s(void)
 {
@@ -340,6 +341,8 @@ static void draw(Tui *t)
         case VIEW_CURVE: view_curve_draw(t, 1, mh, w); break;
         case VIEW_INSPECT: inspector_draw(t, 1, mh, w, 0); break;
         case VIEW_RECOMPUTED: view_recomputed_draw(t, 1, mh, w); break;
+        case VIEW_COMPARE: view_compare_draw(t, 1, mh, w); break;
+        case VIEW_GRAPH: view_graph_draw(t, 1, mh, w); break;
         default: view_structure_draw(t, 1, mh, w); break;
         }
     }
@@ -370,6 +373,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     memset(&t, 0, sizeof t);
     t.s = s;
     t.moved_at = -1;
+    t.cmp = compare_new();
     int was_have = 0;
     while (!t.quit && !crt_quit_flag) {
         double now = mono_s();
@@ -384,8 +388,9 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
         if (s->have && t.cursor > s->sim.T - 1)
             t.cursor = s->sim.T - 1;
+        compare_tick(&t);
         draw(&t);
-        int busy = session_busy(s, NULL, NULL);
+        int busy = session_busy(s, NULL, NULL) || compare_busy(&t);
         int timeout = -1;
         if (t.moved_at > 0)
             timeout = 1 + (int)((DEBOUNCE_S - (mono_s() - t.moved_at)) * 1000);
@@ -393,9 +398,10 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
             timeout = 100;
         if (timeout < -1)
             timeout = 0;
-        struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-                               {.fd = session_fd(s), .events = POLLIN}};
-        int pr = poll(pf, 2, timeout);
+        struct pollfd pf[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                               {.fd = session_fd(s), .events = POLLIN},
+                               {.fd = compare_fd(t.cmp), .events = POLLIN}};
+        int pr = poll(pf, 3, timeout);
         t.spin++;
         if (pr > 0 && (pf[1].revents & POLLIN))
             session_poll(s);
@@ -413,6 +419,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
     }
     crt_done();
+    compare_free(t.cmp);
     session_free(s);
     return 0;
 }

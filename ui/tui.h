@@ -8,7 +8,12 @@
 
 #include "src/session.h"
 
-enum { VIEW_CURVE, VIEW_INSPECT, VIEW_RECOMPUTED, VIEW_STRUCTURE, VIEW_COUNT };
+enum { VIEW_CURVE, VIEW_INSPECT, VIEW_RECOMPUTED, VIEW_STRUCTURE, VIEW_COMPARE, VIEW_GRAPH, VIEW_COUNT };
+
+/* points of the Compare view's budget sweep */
+#define COMPARE_SWEEP_N 10
+
+typedef struct Compare Compare;
 enum { PROMPT_NONE, PROMPT_BUDGET, PROMPT_EXPORT };
 
 typedef struct Tui {
@@ -28,6 +33,7 @@ typedef struct Tui {
     /* geometry of the last frame, for the mouse */
     int plot_x, plot_y, plot_w, plot_h, plot_steps;
     int slider_x, slider_y, slider_w;
+    Compare *cmp;           /* compare view state and its background task */
 } Tui;
 
 /* Run the explorer on g (ownership passes in) until the user quits.
@@ -40,10 +46,19 @@ void view_curve_draw(Tui *t, int y, int h, int w);
 void inspector_draw(Tui *t, int y, int h, int w, int compact);
 void view_recomputed_draw(Tui *t, int y, int h, int w);
 void view_structure_draw(Tui *t, int y, int h, int w);
+void view_graph_draw(Tui *t, int y, int h, int w);
 void slider_draw(Tui *t, int y, int w);
 void picker_draw(Tui *t, int h, int w);
 int picker_key(Tui *t, int ch);     /* 1 when the key was taken */
 void help_draw(int h, int w);
+/* Compare view (ui/compare.c): compare_tick starts or collects the
+ * background work for the current (budget, solver) when the view is shown. */
+Compare *compare_new(void);
+void compare_free(Compare *c);
+int compare_fd(const Compare *c);
+void compare_tick(Tui *t);
+int compare_busy(const Tui *t);
+void view_compare_draw(Tui *t, int y, int h, int w);
 /* Put text clipped to width n at (y, x). */
 void tui_put(int y, int x, int n, const char *text);
 

@@ -25,12 +25,12 @@ check() { # REGEX WHAT
     wait_for "$1" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
 }
 status_line() { screen | grep -E '^ .* \| .* \| budget ' | head -1; }
-# start GRAPH: the explorer in a 100x30 window; its exit status lands in $T/rc
+# start GRAPH [OPTIONS]: the explorer (arguments without spaces) in a 100x30 window; its exit status lands in $T/rc
 start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null
     tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
-        "TERM=xterm-256color sh -c '\"$REMAT\" tui \"$1\"; echo \$? > \"$T/rc\"'"
+        "TERM=xterm-256color sh -c '\"$REMAT\" tui $*; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
 wait_exit() {
@@ -72,7 +72,9 @@ check 'Recomputed nodes: 0 of 5' "recomputed view"
 tm send-keys -t tui Tab
 check 'Structure of noremat' "structure view"
 check 'plan of 5 steps|groups' "structure view content"
-tm send-keys -t tui Tab
+tm send-keys -t tui BTab
+check 'Recomputed nodes: 0 of 5' "S-Tab goes back"
+tm send-keys -t tui BTab BTab
 check 'peak 4 B' "back to the curve"
 
 # export a DOT file Graphviz can read
@@ -149,6 +151,31 @@ check 'Remat Explorer keys' "help"
 check 'PgUp +budget_up_coarse +budget up 10%' "help lists the key table"
 tm send-keys -t tui x q
 wait_exit "chain: q"
+
+# ---- compare: every solver at the budget, the batch fit, the sweep --------
+start samples/chain32.json -b 26
+check 'chain32-train \| noremat \| budget 26 B' "compare: start at 26 B"
+tm send-keys -t tui Tab Tab Tab Tab
+check 'Every solver at budget 26 B' "compare view opens"
+check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
+check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
+check 'chen +(peak|refused)' "compare: chen row"
+check 'batch fit in 26 B: largest multiplier x0 without recomputation' "compare: batch fit"
+check 'Trade-off of noremat' "compare: sweep chart"
+rows=$(grep -cE '^[* ] [a-z_0-9]+ +(peak|refused)' "$T/screen")
+[ "$rows" -ge 3 ] || { echo "FAIL: compare shows $rows solver rows"; fails=$((fails+1)); }
+# the sweep filled the plan cache: the smallest budget comes back cached
+tm send-keys -t tui a
+check 'Choose a solver' "compare: picker"
+num=$(screen | awk '$2 == "greedy" { print $1 } $3 == "greedy" { print $2 }' | head -1)
+tm send-keys -t tui "$num" Enter
+check 'Trade-off of greedy' "compare: sweep of greedy"
+check '[*] greedy +peak' "compare: greedy marked current"
+wait_for '\| greedy \|.*solved' 100
+tm send-keys -t tui '['
+check '\| greedy \| budget 5 B \| .*\(cached\)' "compare: sweep plans are in the cache"
+tm send-keys -t tui q
+wait_exit "compare: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
