@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/explore.h"
 #include "render/export.h"
 #include "render/plot.h"
 #include "src/fileio.h"
+#include "src/replay.h"
 #include "src/units.h"
 #include "ui/crt.h"
 #include "ui/keymap.h"
@@ -107,7 +109,8 @@ static void act_picker(Tui *t)
 
 static void act_replay(Tui *t)
 {
-    say(t, 1, "replay is not available in this build");
+    int rc = replay_ui_start(t, t->msg, sizeof t->msg);
+    t->msg_err = rc != 0;
 }
 
 static void (*const handlers[ACT_COUNT])(Tui *) = {
@@ -266,10 +269,20 @@ static void draw_status(Tui *t, int y, int w)
         snprintf(who, sizeof who, "%s (shown: %s)", s->cls->name, s->have_cls->name);
     else
         snprintf(who, sizeof who, "%s", s->cls->name);
-    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%% | %s",
+    char meas[96] = "";
+    const Replay *rp = replay_ui_shown(t);
+    if (rp) {
+        char m[32];
+        units_format_bytes(rp->measured_peak, m, sizeof m);
+        snprintf(meas, sizeof meas, " | measured %s %+.1f%%", m,
+                 100 * measured_diff(rp->measured_peak, rp->simulated_peak));
+    } else if (replay_ui_busy(t->rep)) {
+        snprintf(meas, sizeof meas, " | replaying");
+    }
+    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%%%s | %s",
              s->g->name[0] ? s->g->name : "graph", who, bud, pk,
              s->have && s->sim.peak > s->budget ? " OVER" : "",
-             s->have ? plan_overhead(&s->plan) * 100 : 0.0, state);
+             s->have ? plan_overhead(&s->plan) * 100 : 0.0, meas, state);
     attron(crt_attr(CRT_BAR));
     mvhline(y, 0, ' ', w);
     tui_put(y, 0, w, line);
@@ -353,7 +366,59 @@ static void draw(Tui *t)
     doupdate();
 }
 
-int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii)
+/* --plan: the file's plan becomes the shown plan (through the cache, so
+ * the usual install path draws it); --replay: its measurement is kept for
+ * the overlay. Messages on stderr; -1 on failure. */
+static int load_files(Tui *t, const char *plan_path, const char *replay_path)
+{
+    Session *s = t->s;
+    Err e;
+    err_clear(&e);
+    Plan p;
+    plan_init(&p);
+    int have_plan = 0;
+    if (plan_path) {
+        if (plan_load(&p, s->g, plan_path, &e) || plan_evaluate(&p, s->g, &e)) {
+            fprintf(stderr, "remat: %s%s%s\n", strncmp(e.msg, plan_path, strlen(plan_path)) ? plan_path : "",
+                    strncmp(e.msg, plan_path, strlen(plan_path)) ? ": " : "", e.msg);
+            plan_done(&p);
+            return -1;
+        }
+        const SolverClass *cls = p.solver ? solver_find(p.solver) : NULL;
+        if (cls)
+            session_set_solver(s, cls);
+        session_set_budget(s, p.budget != PLAN_NO_BUDGET ? p.budget : p.peak);
+        session_cache_put(s, s->cls, s->budget, p.peak > s->budget ? ERR_OVER_BUDGET : ERR_OK, NULL, &p, 0);
+        have_plan = 1;
+    }
+    if (replay_path) {
+        size_t len;
+        char *text = file_read_all(replay_path, &len, &e);
+        Replay r;
+        replay_init(&r);
+        if (!text || replay_from_json(&r, text, len, replay_path, &e)) {
+            fprintf(stderr, "remat: %s\n", e.msg);
+            free(text);
+            plan_done(&p);
+            return -1;
+        }
+        free(text);
+        if (have_plan && r.T != p.T) {
+            fprintf(stderr, "remat: %s: %d steps, but the plan %s has %d\n", replay_path, r.T, plan_path, p.T);
+            replay_done(&r);
+            plan_done(&p);
+            return -1;
+        }
+        if (t->rep)
+            replay_ui_set(t->rep, &r, have_plan ? &p : NULL);
+        replay_done(&r);
+    }
+    plan_done(&p);
+    return 0;
+}
+
+int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
+            const char *plan_path, const char *replay_path)
 {
     Err e;
     err_clear(&e);
@@ -364,14 +429,21 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     }
     if (budget != PLAN_NO_BUDGET)
         session_set_budget(s, budget);
+    Tui t;
+    memset(&t, 0, sizeof t);
+    t.s = s;
+    t.rep = replay_ui_new();
+    if (load_files(&t, plan_path, replay_path)) {
+        replay_ui_free(t.rep);
+        session_free(s);
+        return 1;
+    }
     if (crt_init(ascii)) {
+        replay_ui_free(t.rep);
         session_free(s);
         fprintf(stderr, "remat: cannot open the terminal\n");
         return 1;
     }
-    Tui t;
-    memset(&t, 0, sizeof t);
-    t.s = s;
     t.moved_at = -1;
     t.cmp = compare_new();
     int was_have = 0;
@@ -389,8 +461,16 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         if (s->have && t.cursor > s->sim.T - 1)
             t.cursor = s->sim.T - 1;
         compare_tick(&t);
+        {
+            char m[sizeof t.msg];
+            int rr = replay_ui_tick(&t, m, sizeof m);
+            if (rr) {
+                memcpy(t.msg, m, sizeof t.msg);
+                t.msg_err = rr < 0;
+            }
+        }
         draw(&t);
-        int busy = session_busy(s, NULL, NULL) || compare_busy(&t);
+        int busy = session_busy(s, NULL, NULL) || compare_busy(&t) || replay_ui_busy(t.rep);
         int timeout = -1;
         if (t.moved_at > 0)
             timeout = 1 + (int)((DEBOUNCE_S - (mono_s() - t.moved_at)) * 1000);
@@ -398,10 +478,11 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
             timeout = 100;
         if (timeout < -1)
             timeout = 0;
-        struct pollfd pf[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
+        struct pollfd pf[4] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                {.fd = session_fd(s), .events = POLLIN},
-                               {.fd = compare_fd(t.cmp), .events = POLLIN}};
-        int pr = poll(pf, 3, timeout);
+                               {.fd = compare_fd(t.cmp), .events = POLLIN},
+                               {.fd = replay_ui_fd(t.rep), .events = POLLIN}};
+        int pr = poll(pf, 4, timeout);
         t.spin++;
         if (pr > 0 && (pf[1].revents & POLLIN))
             session_poll(s);
@@ -420,6 +501,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     }
     crt_done();
     compare_free(t.cmp);
+    replay_ui_free(t.rep);
     session_free(s);
     return 0;
 }

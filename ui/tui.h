@@ -14,6 +14,9 @@ enum { VIEW_CURVE, VIEW_INSPECT, VIEW_RECOMPUTED, VIEW_STRUCTURE, VIEW_COMPARE, 
 #define COMPARE_SWEEP_N 10
 
 typedef struct Compare Compare;
+typedef struct ReplayUi ReplayUi;
+struct Replay;
+struct Plan;
 enum { PROMPT_NONE, PROMPT_BUDGET, PROMPT_EXPORT };
 
 typedef struct Tui {
@@ -34,11 +37,17 @@ typedef struct Tui {
     int plot_x, plot_y, plot_w, plot_h, plot_steps;
     int slider_x, slider_y, slider_w;
     Compare *cmp;           /* compare view state and its background task */
+    ReplayUi *rep;          /* replay task and the last measurement */
+    int playing;            /* space: the cursor steps on a timer */
+    double play_next;       /* monotonic time of the next play step */
 } Tui;
 
 /* Run the explorer on g (ownership passes in) until the user quits.
- * Returns 0, or 1 when no terminal could be opened (message on stderr). */
-int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii);
+ * plan_path / replay_path (may be NULL): a remat-plan shown as the current
+ * plan, and a remat-replay measurement overlaid on it. Returns 0, or 1 when
+ * no terminal could be opened or a file cannot be read (message on stderr). */
+int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
+            const char *plan_path, const char *replay_path);
 
 /* views (ui/view_curve.c, ui/inspector.c, ui/view_structure.c, ui/slider.c,
  * ui/picker.c, ui/help.c): draw into stdscr rows [y, y+h). */
@@ -59,6 +68,19 @@ int compare_fd(const Compare *c);
 void compare_tick(Tui *t);
 int compare_busy(const Tui *t);
 void view_compare_draw(Tui *t, int y, int h, int w);
+/* Replay (ui/replay_ui.c): start measures the shown plan in the
+ * background (msg says what happened; -1 when it cannot start); tick
+ * collects a finished replay (1 done, -1 failed, msg filled); set installs
+ * a measurement (moved out of *r) of plan (NULL: any plan of its length);
+ * shown is the measurement of the plan on screen, or NULL. */
+ReplayUi *replay_ui_new(void);
+void replay_ui_free(ReplayUi *u);
+int replay_ui_fd(const ReplayUi *u);
+int replay_ui_busy(const ReplayUi *u);
+int replay_ui_start(Tui *t, char *msg, size_t n);
+int replay_ui_tick(Tui *t, char *msg, size_t n);
+void replay_ui_set(ReplayUi *u, struct Replay *r, const struct Plan *plan);
+const struct Replay *replay_ui_shown(const Tui *t);
 /* Put text clipped to width n at (y, x). */
 void tui_put(int y, int x, int n, const char *text);
 

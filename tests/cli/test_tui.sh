@@ -89,8 +89,6 @@ if [ -s "$T/out.dot" ] && command -v dot >/dev/null; then
 elif [ ! -s "$T/out.dot" ]; then
     echo "FAIL: export wrote nothing"; fails=$((fails+1))
 fi
-tm send-keys -t tui r
-check 'replay is not available in this build' "replay message"
 
 # resize: 80x24 works, too small says so, back again
 tm resize-window -t tui -x 80 -y 24
@@ -176,6 +174,33 @@ tm send-keys -t tui '['
 check '\| greedy \| budget 5 B \| .*\(cached\)' "compare: sweep plans are in the cache"
 tm send-keys -t tui q
 wait_exit "compare: q"
+
+# ---- replay: r measures the shown plan in the background ------------------
+start samples/chain32.json -s greedy -b 20
+check 'chain32-train \| greedy \| budget 20 B \| peak 20 B .*solved' "replay: greedy plan"
+tm send-keys -t tui r
+check 'replay \(cpu, scale [0-9.e+]+, [0-9.]+s\): measured peak [0-9.]+ [KMG]?i?B vs simulated 20 B \([+-][0-9.]+%\)' "replay: message"
+check 'cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \|' "replay: status line difference"
+check '×' "replay: measured overlay drawn"
+# another plan on screen: the overlay and the difference go away
+tm send-keys -t tui ']'
+check '\| budget 35 B \| peak 35 B \| cost [+-][0-9.]+% \| solved' "replay: hidden for another plan"
+tm send-keys -t tui q
+wait_exit "replay: q"
+
+# --plan / --replay reopen an earlier plan and its measurement
+run "$REMAT" solve samples/chain32.json -s greedy -b 22 -o "$T/p22.json"
+expect_rc 0 "solve a plan to reopen"
+run "$REMAT" replay samples/chain32.json "$T/p22.json" -o "$T/m22.json"
+expect_rc 0 "replay it to a file"
+start samples/chain32.json --plan "$T/p22.json" --replay "$T/m22.json"
+check 'chain32-train \| greedy \| budget 22 B \| peak 2[0-2] B \| cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \| solved' "reopen: plan and measurement shown"
+check '×' "reopen: overlay drawn"
+tm send-keys -t tui q
+wait_exit "reopen: q"
+REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/kumar_fig1.json --plan "$T/p22.json"
+expect_rc 1 "reopen: a plan of another graph is refused"
+expect_err "unknown node id" "reopen: names the bad node"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
