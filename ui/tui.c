@@ -96,6 +96,42 @@ static void act_cursor_peak(Tui *t) { if (t->s->have) t->cursor = t->s->sim.peak
 static void act_scroll_up(Tui *t) { if (t->scroll > 0) t->scroll--; }
 static void act_scroll_down(Tui *t) { t->scroll++; }
 static void act_export(Tui *t) { t->prompt = PROMPT_EXPORT; t->input[0] = '\0'; }
+#define PLAY_STEP_S 0.2
+
+static void act_play(Tui *t)
+{
+    if (!t->s->have)
+        return;
+    if (t->playing) {
+        t->playing = 0;
+        return;
+    }
+    if (t->cursor >= cursor_max(t))
+        t->cursor = 0;
+    t->playing = t->play_on = 1;
+    t->play_next = mono_s() + PLAY_STEP_S;
+}
+
+static void act_play_stop(Tui *t)
+{
+    t->playing = t->play_on = 0;
+}
+
+/* One timer tick: advance the cursor when the step is due; stop at the end. */
+static void play_tick(Tui *t)
+{
+    if (!t->playing)
+        return;
+    double now = mono_s();
+    if (now < t->play_next)
+        return;
+    if (t->cursor < cursor_max(t))
+        t->cursor++;
+    if (t->cursor >= cursor_max(t))
+        t->playing = 0;
+    t->play_next = now + PLAY_STEP_S;
+}
+
 static void act_ascii(Tui *t) { (void)t; }
 static void act_redraw(Tui *t) { (void)t; clearok(curscr, TRUE); }
 
@@ -301,7 +337,14 @@ static void draw_bottom(Tui *t, int y, int w)
         return;
     }
     const Session *s = t->s;
-    if (t->msg[0]) {
+    if (t->play_on && s->have && !t->msg[0]) {
+        char pl[500];
+        play_step_text(s->g, s->plan.steps, &s->sim, t->cursor, pl, sizeof pl);
+        snprintf(line, sizeof line, "%s %s", t->playing ? ">" : "||", pl);
+        attron(A_BOLD);
+        tui_put(y, 0, w, line);
+        attroff(A_BOLD);
+    } else if (t->msg[0]) {
         attron(t->msg_err ? crt_attr(CRT_ERROR) : A_NORMAL);
         tui_put(y, 0, w, t->msg);
         attroff(t->msg_err ? crt_attr(CRT_ERROR) : A_NORMAL);
@@ -460,6 +503,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
         if (s->have && t.cursor > s->sim.T - 1)
             t.cursor = s->sim.T - 1;
+        play_tick(&t);
         compare_tick(&t);
         {
             char m[sizeof t.msg];
@@ -476,6 +520,13 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
             timeout = 1 + (int)((DEBOUNCE_S - (mono_s() - t.moved_at)) * 1000);
         else if (busy)
             timeout = 100;
+        if (t.playing) {
+            int pt = 1 + (int)((t.play_next - mono_s()) * 1000);
+            if (pt < 0)
+                pt = 0;
+            if (timeout < 0 || pt < timeout)
+                timeout = pt;
+        }
         if (timeout < -1)
             timeout = 0;
         struct pollfd pf[4] = {{.fd = STDIN_FILENO, .events = POLLIN},

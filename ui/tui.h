@@ -39,6 +39,7 @@ typedef struct Tui {
     Compare *cmp;           /* compare view state and its background task */
     ReplayUi *rep;          /* replay task and the last measurement */
     int playing;            /* space: the cursor steps on a timer */
+    int play_on;            /* the play line is shown (playing or paused) */
     double play_next;       /* monotonic time of the next play step */
 } Tui;
 

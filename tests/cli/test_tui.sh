@@ -146,7 +146,8 @@ else
 fi
 tm send-keys -t tui '?'
 check 'Remat Explorer keys' "help"
-check 'PgUp +budget_up_coarse +budget up 10%' "help lists the key table"
+check 'PgUp +budget up 10% \(coarse\)' "help lists the key table"
+check 'Space +play/pause' "help lists play"
 tm send-keys -t tui x q
 wait_exit "chain: q"
 
@@ -201,6 +202,26 @@ wait_exit "reopen: q"
 REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/kumar_fig1.json --plan "$T/p22.json"
 expect_rc 1 "reopen: a plan of another graph is refused"
 expect_err "unknown node id" "reopen: names the bad node"
+
+# ---- play: space steps the time cursor on a timer --------------------------
+start samples/chain32.json
+check 'chain32-train \| noremat \| .*solved' "play: plan"
+tm send-keys -t tui p Space
+check '^> step [0-9]+/65 runs [a-z0-9.]+: allocates 1 B; frees' "play: step line"
+first=$(grep -oE '^> step [0-9]+' "$T/screen" | grep -oE '[0-9]+$')
+wait_for "^> step $((first + 3))/65" 30 || { echo "FAIL: play: cursor did not advance from step $first"; fails=$((fails+1)); }
+check "step $((first + 3))/65" "play: the curve's cursor label follows"
+tm send-keys -t tui Space
+check '^\|\| step [0-9]+/65 runs' "play: space pauses"
+a=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$'); sleep 0.6
+b=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$')
+[ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: play: paused cursor moved ($a -> $b)"; fails=$((fails+1)); }
+tm send-keys -t tui l
+check "^\\|\\| step $((b + 1))/65" "play: l steps while paused"
+tm send-keys -t tui Escape
+check '\?:help  q:quit' "play: Esc hides the line"
+tm send-keys -t tui q
+wait_exit "play: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
