@@ -1,6 +1,7 @@
 /* layout.c — runs gvLayout("dot") on export_dot's text and reads every
  * node's centre (ND_coord) and the bounding box (GD_bb) back into a
- * Layout, mapping Graphviz node names to graph node indices by id. */
+ * Layout, mapping Graphviz node names to graph node indices by id. Effort
+ * limits keep a few hundred nodes under a second. */
 #include "render/layout.h"
 
 #include <graphviz/gvc.h>
@@ -27,6 +28,14 @@ int layout_graph(const Graph *g, const Plan *plan, const Overlay *ov, Layout *ou
         layout_done(out);
         return err_set(e, ERR_INVALID, "Graphviz cannot read the drawing of %s", g->name);
     }
+    /* dot's default effort (crossing minimisation, network simplex to
+     * convergence, spline routing) takes minutes on a few hundred nodes;
+     * the terminal view needs ranks and a rough order, not splines */
+    agsafeset(ag, (char *)"mclimit", (char *)"0.05", (char *)"");
+    agsafeset(ag, (char *)"nslimit", (char *)"0.5", (char *)"");
+    agsafeset(ag, (char *)"nslimit1", (char *)"0.5", (char *)"");
+    agsafeset(ag, (char *)"searchsize", (char *)"10", (char *)"");
+    agsafeset(ag, (char *)"splines", (char *)"false", (char *)"");
     if (gvLayout(gvc, ag, "dot") != 0) {
         agclose(ag);
         gvFreeContext(gvc);

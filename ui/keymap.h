@@ -32,6 +32,10 @@
     X(replay, 'r', 0, "r", "replay the plan (CPU)")                             \
     X(play, ' ', 0, "Space", "play/pause: step the cursor")                     \
     X(play_stop, 27, 0, "Esc", "stop playing, hide its line")                   \
+    X(zoom_in, '+', '=', "+", "graph view: zoom in")                             \
+    X(zoom_out, '-', 0, "-", "graph view: zoom out")                            \
+    X(node_next, 'n', 0, "n", "graph view: next node")                          \
+    X(node_prev, 'N', 0, "N", "graph view: previous node")                      \
     X(ascii, 'A', 0, "A", "Unicode / ASCII drawing")                              \
     X(redraw, 12, 0, "C-l", "redraw the screen")
 

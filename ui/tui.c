@@ -95,7 +95,16 @@ static void act_cursor_end(Tui *t) { t->cursor = cursor_max(t); }
 static void act_cursor_peak(Tui *t) { if (t->s->have) t->cursor = t->s->sim.peak_step; }
 static void act_scroll_up(Tui *t) { if (t->scroll > 0) t->scroll--; }
 static void act_scroll_down(Tui *t) { t->scroll++; }
-static void act_export(Tui *t) { t->prompt = PROMPT_EXPORT; t->input[0] = '\0'; }
+static void act_export(Tui *t)
+{
+    /* Graphviz is not thread-safe: no export while the layout runs */
+    if (graph_view_busy(t->gv)) {
+        say(t, 1, "export: wait for the graph layout to finish");
+        return;
+    }
+    t->prompt = PROMPT_EXPORT;
+    t->input[0] = '\0';
+}
 #define PLAY_STEP_S 0.2
 
 static void act_play(Tui *t)
@@ -133,6 +142,16 @@ static void play_tick(Tui *t)
 }
 
 static void act_ascii(Tui *t) { (void)t; }
+/* the graph view takes these keys itself (graph_view_key); elsewhere they
+ * only say where they work */
+static void graph_only(Tui *t)
+{
+    say(t, 0, "that key works in the Graph view (Tab to it)");
+}
+static void act_zoom_in(Tui *t) { graph_only(t); }
+static void act_zoom_out(Tui *t) { graph_only(t); }
+static void act_node_next(Tui *t) { graph_only(t); }
+static void act_node_prev(Tui *t) { graph_only(t); }
 static void act_redraw(Tui *t) { (void)t; clearok(curscr, TRUE); }
 
 static void act_picker(Tui *t)
@@ -274,6 +293,8 @@ static void handle_key(Tui *t, int ch)
         return;
     }
     if (t->picker && picker_key(t, ch))
+        return;
+    if (graph_view_key(t, ch))
         return;
     int a = keymap_find(ch);
     if (a >= 0)
@@ -489,6 +510,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     }
     t.moved_at = -1;
     t.cmp = compare_new();
+    t.gv = graph_view_new();
     int was_have = 0;
     while (!t.quit && !crt_quit_flag) {
         double now = mono_s();
@@ -505,6 +527,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
             t.cursor = s->sim.T - 1;
         play_tick(&t);
         compare_tick(&t);
+        graph_view_tick(&t);
         {
             char m[sizeof t.msg];
             int rr = replay_ui_tick(&t, m, sizeof m);
@@ -514,7 +537,8 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
             }
         }
         draw(&t);
-        int busy = session_busy(s, NULL, NULL) || compare_busy(&t) || replay_ui_busy(t.rep);
+        int busy = session_busy(s, NULL, NULL) || compare_busy(&t) || replay_ui_busy(t.rep) ||
+                   graph_view_busy(t.gv);
         int timeout = -1;
         if (t.moved_at > 0)
             timeout = 1 + (int)((DEBOUNCE_S - (mono_s() - t.moved_at)) * 1000);
@@ -529,11 +553,12 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
         if (timeout < -1)
             timeout = 0;
-        struct pollfd pf[4] = {{.fd = STDIN_FILENO, .events = POLLIN},
+        struct pollfd pf[5] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                {.fd = session_fd(s), .events = POLLIN},
                                {.fd = compare_fd(t.cmp), .events = POLLIN},
-                               {.fd = replay_ui_fd(t.rep), .events = POLLIN}};
-        int pr = poll(pf, 4, timeout);
+                               {.fd = replay_ui_fd(t.rep), .events = POLLIN},
+                               {.fd = graph_view_fd(t.gv), .events = POLLIN}};
+        int pr = poll(pf, 5, timeout);
         t.spin++;
         if (pr > 0 && (pf[1].revents & POLLIN))
             session_poll(s);
@@ -553,6 +578,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     crt_done();
     compare_free(t.cmp);
     replay_ui_free(t.rep);
+    graph_view_free(t.gv);
     session_free(s);
     return 0;
 }

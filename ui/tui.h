@@ -15,6 +15,7 @@ enum { VIEW_CURVE, VIEW_INSPECT, VIEW_RECOMPUTED, VIEW_STRUCTURE, VIEW_COMPARE, 
 
 typedef struct Compare Compare;
 typedef struct ReplayUi ReplayUi;
+typedef struct GraphView GraphView;
 struct Replay;
 struct Plan;
 enum { PROMPT_NONE, PROMPT_BUDGET, PROMPT_EXPORT };
@@ -38,6 +39,7 @@ typedef struct Tui {
     int slider_x, slider_y, slider_w;
     Compare *cmp;           /* compare view state and its background task */
     ReplayUi *rep;          /* replay task and the last measurement */
+    GraphView *gv;          /* graph view: layout task, viewport, selection */
     int playing;            /* space: the cursor steps on a timer */
     int play_on;            /* the play line is shown (playing or paused) */
     double play_next;       /* monotonic time of the next play step */
@@ -82,6 +84,15 @@ int replay_ui_start(Tui *t, char *msg, size_t n);
 int replay_ui_tick(Tui *t, char *msg, size_t n);
 void replay_ui_set(ReplayUi *u, struct Replay *r, const struct Plan *plan);
 const struct Replay *replay_ui_shown(const Tui *t);
+/* Graph view (ui/view_graph.c): tick starts the one layout of the graph
+ * when the view is first shown and collects it; key takes the view's own
+ * keys (pan, zoom, select) and returns 1 when it did. */
+GraphView *graph_view_new(void);
+void graph_view_free(GraphView *v);
+int graph_view_fd(const GraphView *v);
+int graph_view_busy(const GraphView *v);
+void graph_view_tick(Tui *t);
+int graph_view_key(Tui *t, int ch);
 /* Put text clipped to width n at (y, x). */
 void tui_put(int y, int x, int n, const char *text);
 

@@ -223,6 +223,43 @@ check '\?:help  q:quit' "play: Esc hides the line"
 tm send-keys -t tui q
 wait_exit "play: q"
 
+# ---- graph view: dot layout, labels, pan, zoom, selection -------------------
+start samples/chain32.json -s greedy -b 20
+check 'chain32-train \| greedy \| budget 20 B .*solved' "graph: plan"
+tm send-keys -t tui BTab
+check 'chain32-train: 66 nodes, zoom 1x' "graph view opens"
+check '^ +f1 +' "graph: node labels drawn"
+check 'id +x$' "graph: the top node is selected"
+tm send-keys -t tui n
+check 'id +f1$' "graph: n selects the next node"
+check 'op +[a-z]+' "graph: op of the selected node"
+check 'size +1 B' "graph: size of the selected node"
+tm send-keys -t tui N N
+check 'id +f32.grad|id +[a-z0-9.]+$' "graph: N goes back (wraps)"
+tm send-keys -t tui '+'
+check 'zoom 1.5x' "graph: + zooms in"
+tm send-keys -t tui '-' '-'
+check 'zoom 0.67x' "graph: - zooms out"
+tm send-keys -t tui n
+check 'id +x$' "graph: n wraps to the first node"
+row_of_x() { screen | grep -nE '^ +x +│' | head -1 | cut -d: -f1; }
+r1=$(row_of_x)
+tm send-keys -t tui j
+sleep 0.3
+r2=$(row_of_x)
+[ -n "$r1" ] && [ -n "$r2" ] && [ "$r2" -eq $((r1 - 2)) ] ||
+    { echo "FAIL: graph: j should move the drawing up 2 rows (x at row '$r1' then '$r2')"; fails=$((fails+1)); }
+# the view's own keys leave the budget alone
+check '\| budget 20 B \|' "graph: arrows pan, not the budget"
+# a recomputed node's runs
+for i in $(seq 1 12); do
+    screen | grep -qE 'runs +[2-9] \(recomputed\)' && break
+    tm send-keys -t tui n; sleep 0.1
+done
+check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
+tm send-keys -t tui q
+wait_exit "graph: q"
+
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
 expect_rc 0 "tui without a tty"
