@@ -374,7 +374,7 @@ static void draw_bottom(Tui *t, int y, int w)
         tui_put(y, 0, w, s->err.msg);
         attroff(crt_attr(CRT_ERROR));
     } else {
-        tui_put(y, 0, w, "?:help  q:quit  Left/Right PgUp/PgDn b:budget  h/l p:cursor  Tab:view  a:solver  e:export");
+        tui_put(y, 0, w, "?:help  q:quit  Left/Right PgUp/PgDn b:budget  h/l p:cursor  Space:play  Tab:view  a:solver  e:export  r:replay");
     }
 }
 

@@ -9,6 +9,7 @@
 #include "render/explore.h"
 #include "render/layout.h"
 #include "render/plot.h"
+#include "src/session.h"
 #include "src/sim.h"
 
 /* A 6-layer training-like chain: x -> f1..f4 -> then backward reads all. */
@@ -283,6 +284,49 @@ static void layout_places_every_node_in_rank_order(void **st)
     graph_free(g);
 }
 
+/* session_cache_put: a plan computed elsewhere (the sweep, --plan) is
+ * served by session_request at once and shown as the current plan */
+static void cached_plans_are_served_without_the_worker(void **st)
+{
+    (void)st;
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(chain(), solver_find("greedy"), NULL, &e);
+    assert_non_null(s);
+    int at_min;
+    int64_t lo = graph_min_peak(s->g, &at_min);
+    int64_t b = lo + (s->base_peak - lo) / 3;
+    Plan p;
+    assert_int_equal(tu_solve(s->g, "greedy", b, &p, NULL), ERR_OK);
+    assert_false(session_cached(s, s->cls, b));
+    session_cache_put(s, s->cls, b, ERR_OK, NULL, &p, 0.5);
+    assert_true(session_cached(s, s->cls, b));
+    assert_false(session_cached(s, solver_find("chen"), b));
+    session_set_budget(s, b);
+    assert_int_equal(session_request(s), 1);    /* served now, no worker */
+    assert_true(s->have);
+    assert_true(s->from_cache);
+    assert_int_equal(s->plan.T, p.T);
+    assert_memory_equal(s->plan.steps, p.steps, (size_t)p.T * sizeof *p.steps);
+    assert_int_equal(s->sim.peak, tu_check_peak(s->g, p.steps, p.T, NULL));
+    assert_true(s->secs == 0.5);
+    /* putting the same key again replaces the entry, not duplicates it */
+    int n = s->n_cache;
+    session_cache_put(s, s->cls, b, ERR_OK, NULL, &p, 0.25);
+    assert_int_equal(s->n_cache, n);
+    /* a refusal without a plan is cached too and keeps the shown plan */
+    Err r;
+    err_set(&r, ERR_UNSUPPORTED, "not here");
+    session_cache_put(s, solver_find("chen"), b, ERR_UNSUPPORTED, &r, NULL, 0);
+    session_set_solver(s, solver_find("chen"));
+    assert_int_equal(session_request(s), 1);
+    assert_int_equal(s->rc, ERR_UNSUPPORTED);
+    assert_string_equal(s->err.msg, "not here");
+    assert_int_equal(s->plan.T, p.T);
+    plan_done(&p);
+    session_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +337,7 @@ int main(void)
         cmocka_unit_test(play_line_names_allocations_and_frees),
         cmocka_unit_test(viewport_maps_pans_and_zooms),
         cmocka_unit_test(layout_places_every_node_in_rank_order),
+        cmocka_unit_test(cached_plans_are_served_without_the_worker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
