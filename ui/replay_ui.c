@@ -2,11 +2,16 @@
  * shown plan in a background thread, and the measured curve kept for the
  * curve view's overlay (also from `--replay MEASURED.json`). The overlay is
  * drawn only while the shown plan is the one that was measured. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "render/explore.h"
+#include "src/fileio.h"
+#include "src/graph_io.h"
 #include "src/replay.h"
 #include "src/units.h"
 #include "src/xalloc.h"
@@ -27,13 +32,64 @@ struct ReplayUi {
     int have;
     Replay r;
     Plan plan;
+    /* CUDA backend: the remat-cuda program and a private temp directory */
+    char cuda[4096];
+    char dir[64];
 };
+
+/* Run remat-cuda on the graph and plan written to u->dir; its output and
+ * messages stay in files there so curses keeps the terminal. */
+static int run_cuda(ReplayUi *u)
+{
+    char gp[128], pp[128], op[128], ep[128];
+    snprintf(gp, sizeof gp, "%s/graph.json", u->dir);
+    snprintf(pp, sizeof pp, "%s/plan.json", u->dir);
+    snprintf(op, sizeof op, "%s/measured.json", u->dir);
+    snprintf(ep, sizeof ep, "%s/stderr", u->dir);
+    unlink(op);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(u->cuda, u->cuda, gp, pp, "--scale", "1", op, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return err_set(&u->task_err, ERR_IO, "cannot run %s", u->cuda);
+    size_t len;
+    Err e;
+    err_clear(&e);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char *msg = file_read_all(ep, &len, &e);
+        char *nl = msg ? strrchr(msg, '\n') : NULL;
+        while (nl && nl > msg && nl[1] == '\0') {
+            *nl = '\0';
+            nl = strrchr(msg, '\n');
+        }
+        err_set(&u->task_err, ERR_IO, "remat-cuda failed: %.400s", msg ? (nl ? nl + 1 : msg) : "no message");
+        free(msg);
+        return ERR_IO;
+    }
+    char *text = file_read_all(op, &len, &u->task_err);
+    if (!text)
+        return u->task_err.code;
+    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
+    free(text);
+    return rc;
+}
 
 static void *replay_work(void *arg)
 {
     ReplayUi *u = arg;
     err_clear(&u->task_err);
-    u->task_rc = replay_cpu(u->g, &u->task_plan, 0, 0.5, &u->task_r, &u->task_err);
+    if (u->cuda[0])
+        u->task_rc = run_cuda(u);
+    else
+        u->task_rc = replay_cpu(u->g, &u->task_plan, 0, 0.5, &u->task_r, &u->task_err);
     return NULL;
 }
 
@@ -51,11 +107,50 @@ ReplayUi *replay_ui_new(void)
     return u;
 }
 
+int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n)
+{
+    char self[4096];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 32);
+    if (k <= 0) {
+        snprintf(msg, n, "replay: cannot locate the remat-cuda program");
+        return -1;
+    }
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "remat-cuda");
+    if (access(self, X_OK) != 0) {
+        snprintf(msg, n, "replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)");
+        return -1;
+    }
+    snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
+    if (!mkdtemp(u->dir)) {
+        snprintf(msg, n, "replay: cannot create a temporary directory");
+        u->dir[0] = '\0';
+        return -1;
+    }
+    snprintf(u->cuda, sizeof u->cuda, "%s", self);
+    return 0;
+}
+
+static void remove_dir(ReplayUi *u)
+{
+    if (!u->dir[0])
+        return;
+    static const char *const names[] = {"graph.json", "plan.json", "measured.json", "stderr"};
+    char p[128];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", u->dir, names[i]);
+        unlink(p);
+    }
+    rmdir(u->dir);
+}
+
 void replay_ui_free(ReplayUi *u)
 {
     if (!u)
         return;
     bg_free(&u->bg);
+    remove_dir(u);
     plan_done(&u->task_plan);
     plan_done(&u->plan);
     replay_done(&u->task_r);
@@ -92,12 +187,32 @@ int replay_ui_start(Tui *t, char *msg, size_t n)
     u->g = s->g;
     plan_copy(&u->task_plan, &s->plan);
     replay_done(&u->task_r);
+    if (u->cuda[0]) {
+        /* remat-cuda reads files: the graph as loaded (after --train) and the plan */
+        char p[128];
+        Err e;
+        err_clear(&e);
+        char *gj = graph_to_json(s->g);
+        snprintf(p, sizeof p, "%s/graph.json", u->dir);
+        int rc = file_write_all(p, gj, strlen(gj), &e);
+        free(gj);
+        if (!rc) {
+            char *pj = plan_to_json(&s->plan, s->g, NULL);
+            snprintf(p, sizeof p, "%s/plan.json", u->dir);
+            rc = file_write_all(p, pj, strlen(pj), &e);
+            free(pj);
+        }
+        if (rc) {
+            snprintf(msg, n, "replay: %s", e.msg);
+            return -1;
+        }
+    }
     if (bg_start(&u->bg, replay_work, u)) {
         snprintf(msg, n, "replay: cannot start a thread");
         return -1;
     }
     u->running = 1;
-    snprintf(msg, n, "replaying %d steps on the CPU...", s->plan.T);
+    snprintf(msg, n, "replaying %d steps on the %s...", s->plan.T, u->cuda[0] ? "GPU (remat-cuda)" : "CPU");
     return 0;
 }
 

@@ -482,7 +482,7 @@ static int load_files(Tui *t, const char *plan_path, const char *replay_path)
 }
 
 int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
-            const char *plan_path, const char *replay_path)
+            const char *plan_path, const char *replay_path, int cuda)
 {
     Err e;
     err_clear(&e);
@@ -497,6 +497,12 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     memset(&t, 0, sizeof t);
     t.s = s;
     t.rep = replay_ui_new();
+    if (cuda && t.rep && replay_ui_use_cuda(t.rep, t.msg, sizeof t.msg)) {
+        fprintf(stderr, "remat: %s\n", t.msg);
+        replay_ui_free(t.rep);
+        session_free(s);
+        return 1;
+    }
     if (load_files(&t, plan_path, replay_path)) {
         replay_ui_free(t.rep);
         session_free(s);

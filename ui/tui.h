@@ -47,10 +47,11 @@ typedef struct Tui {
 
 /* Run the explorer on g (ownership passes in) until the user quits.
  * plan_path / replay_path (may be NULL): a remat-plan shown as the current
- * plan, and a remat-replay measurement overlaid on it. Returns 0, or 1 when
+ * plan, and a remat-replay measurement overlaid on it; cuda: `r` runs the
+ * remat-cuda program instead of the CPU replay. Returns 0, or 1 when
  * no terminal could be opened or a file cannot be read (message on stderr). */
 int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
-            const char *plan_path, const char *replay_path);
+            const char *plan_path, const char *replay_path, int cuda);
 
 /* views (ui/view_curve.c, ui/inspector.c, ui/view_structure.c, ui/slider.c,
  * ui/picker.c, ui/help.c): draw into stdscr rows [y, y+h). */
@@ -77,6 +78,9 @@ void view_compare_draw(Tui *t, int y, int h, int w);
  * a measurement (moved out of *r) of plan (NULL: any plan of its length);
  * shown is the measurement of the plan on screen, or NULL. */
 ReplayUi *replay_ui_new(void);
+/* Use the remat-cuda program beside this one for `r`; -1 (msg says why)
+ * when this build has none. */
+int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n);
 void replay_ui_free(ReplayUi *u);
 int replay_ui_fd(const ReplayUi *u);
 int replay_ui_busy(const ReplayUi *u);

@@ -189,6 +189,25 @@ check '\| budget 35 B \| peak 35 B \| cost [+-][0-9.]+% \| solved' "replay: hidd
 tm send-keys -t tui q
 wait_exit "replay: q"
 
+# --backend cuda: r runs remat-cuda where the build has it (its answer, or
+# its reason when there is no device); otherwise the option is refused
+if [ -x "$(dirname "$REMAT")/remat-cuda" ]; then
+    start samples/chain32.json -s greedy -b 20 --backend cuda
+    check 'chain32-train \| greedy \| budget 20 B .*solved' "cuda replay: plan"
+    tm send-keys -t tui r
+    check 'replay \(cuda, .*measured peak .* vs simulated 20 B|replay failed: remat-cuda failed: .+' "cuda replay: answer"
+    tm send-keys -t tui q
+    wait_exit "cuda replay: q"
+    ls -d /tmp/remat-tui-* 2>/dev/null | while read -r d; do
+        [ -d "$d" ] && [ -O "$d" ] && [ "$(find "$d" -newer "$T/chain.json" | head -1)" ] &&
+            echo "FAIL: cuda replay left $d behind"
+    done | grep -q FAIL && fails=$((fails+1))
+else
+    REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/chain32.json --backend cuda
+    expect_rc 1 "cuda replay: refused without remat-cuda"
+    expect_err "built without CUDA" "cuda replay: says why"
+fi
+
 # --plan / --replay reopen an earlier plan and its measurement
 run "$REMAT" solve samples/chain32.json -s greedy -b 22 -o "$T/p22.json"
 expect_rc 0 "solve a plan to reopen"
