@@ -11,6 +11,7 @@
 
 #include "render/explore.h"
 #include "render/layout.h"
+#include "src/fit.h"
 #include "src/units.h"
 #include "src/xalloc.h"
 #include "ui/bg.h"
@@ -23,8 +24,9 @@
 struct GraphView {
     Bg bg;
     int running, have, failed;
-    /* task */
-    const Graph *g;
+    /* task: a private copy of the graph, so a layout still running at quit
+     * never reads the session's freed graph */
+    Graph *g;
     Layout l;
     int rc;
     Err err;
@@ -68,6 +70,7 @@ void graph_view_free(GraphView *v)
     bg_free(&v->bg);
     if (v->have)
         layout_done(&v->l);
+    graph_free(v->g);
     free(v);
 }
 
@@ -94,7 +97,8 @@ void graph_view_tick(Tui *t)
             v->have = 1;
     }
     if (t->view == VIEW_GRAPH && !v->running && !v->have && !v->failed) {
-        v->g = t->s->g;
+        graph_free(v->g);
+        v->g = graph_scaled(t->s->g, 1);
         if (bg_start(&v->bg, layout_work, v) == 0)
             v->running = 1;
         else {
