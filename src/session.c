@@ -156,6 +156,49 @@ static void install(Session *s, const SessionEntry *en, int from_cache)
     s->have_budget = s->budget;
 }
 
+/* A free entry for key (the old one of the same key, or the least
+ * recently used when full); its old contents are released. */
+static SessionEntry *cache_slot(Session *s, const SolverClass *cls, int64_t key)
+{
+    SessionEntry *en = cache_find(s, cls, key);
+    if (en) {
+        entry_done(en);
+        return en;
+    }
+    if (s->n_cache < SESSION_CACHE_MAX)
+        return &s->cache[s->n_cache++];
+    en = &s->cache[0];
+    for (int i = 1; i < s->n_cache; i++)
+        if (s->cache[i].stamp < en->stamp)
+            en = &s->cache[i];
+    entry_done(en);
+    return en;
+}
+
+void session_cache_put(Session *s, const SolverClass *cls, int64_t budget, int rc, const Err *err,
+                       const Plan *plan, double secs)
+{
+    SessionEntry *en = cache_slot(s, cls, session_cache_key(cls, budget));
+    en->cls = cls;
+    en->budget = session_cache_key(cls, budget);
+    en->rc = rc;
+    if (err)
+        en->err = *err;
+    else
+        err_clear(&en->err);
+    plan_init(&en->plan);
+    if (plan)
+        plan_copy(&en->plan, plan);
+    overlay_init(&en->ov);
+    en->secs = secs;
+    en->stamp = ++s->stamp;
+}
+
+int session_cached(Session *s, const SolverClass *cls, int64_t budget)
+{
+    return cache_find(s, cls, session_cache_key(cls, budget)) != NULL;
+}
+
 int session_request(Session *s)
 {
     s->asked_gen = s->gen;
@@ -185,16 +228,7 @@ int session_poll(Session *s)
         overlay_done(&r.ov);
         return 0;
     }
-    SessionEntry *en;
-    if (s->n_cache < SESSION_CACHE_MAX) {
-        en = &s->cache[s->n_cache++];
-    } else {
-        en = &s->cache[0];
-        for (int i = 1; i < s->n_cache; i++)
-            if (s->cache[i].stamp < en->stamp)
-                en = &s->cache[i];
-        entry_done(en);
-    }
+    SessionEntry *en = cache_slot(s, r.cls, session_cache_key(r.cls, r.budget));
     en->cls = r.cls;
     en->budget = session_cache_key(r.cls, r.budget);
     en->rc = r.rc;

@@ -86,6 +86,14 @@ int session_poll(Session *s);
 /* 1 while the worker is solving; elapsed seconds since the request. */
 int session_busy(const Session *s, double *elapsed, double *progress);
 
+/* Put a finished answer into the cache (plan copied; may be NULL for a
+ * refusal) without showing it; a later session_request for (cls, budget)
+ * is then served at once. The overlay is left empty. */
+void session_cache_put(Session *s, const SolverClass *cls, int64_t budget, int rc, const Err *err,
+                       const Plan *plan, double secs);
+/* 1 when (cls, budget) is in the cache. */
+int session_cached(Session *s, const SolverClass *cls, int64_t budget);
+
 /* The budget key a class uses in the cache. */
 int64_t session_cache_key(const SolverClass *cls, int64_t budget);
 

@@ -29,7 +29,7 @@ typedef struct Args {
     const char *pos[4];
     int npos;
     const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
-        *max_overhead;
+        *max_overhead, *replay;
     int points, top, curve, width, height, ascii, train;
     SolverOpts opts;
 } Args;
@@ -67,6 +67,8 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             TAKE(out);
         else if (!strcmp(s, "--plan") || !strcmp(s, "-p"))
             TAKE(plan);
+        else if (!strcmp(s, "--replay"))
+            TAKE(replay);
         else if (!strcmp(s, "--format") || !strcmp(s, "-f"))
             TAKE(format);
         else if (!strcmp(s, "--at"))
@@ -756,7 +758,12 @@ static int cmd_tui(Args *a)
         graph_free(g);
         return rc;
     }
-    return tui_run(g, cls, &a->opts, budget, a->ascii) ? EXIT_FAIL : EXIT_OK;
+    int cuda = a->backend && !strcmp(a->backend, "cuda");
+    if (a->backend && !cuda && strcmp(a->backend, "cpu")) {
+        graph_free(g);
+        return usage_err("tui", "--backend must be cpu or cuda");
+    }
+    return tui_run(g, cls, &a->opts, budget, a->ascii, a->plan, a->replay, cuda) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int cmd_help(Args *a);
@@ -777,7 +784,7 @@ static const struct Command {
     {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
     {"fit", cmd_fit, "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
     {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
-    {"tui", cmd_tui, "tui GRAPH [-s NAME] [-b BYTES] [--ascii]   open the explorer"},
+    {"tui", cmd_tui, "tui GRAPH [-s NAME] [-b BYTES] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
     {"help", cmd_help, "help                                 this text"},
 };
 

@@ -26,6 +26,9 @@ static const struct { short fg, bg; attr_t mono; } roles[CRT_COUNT] = {
     [CRT_BAR] = {COLOR_BLACK, COLOR_CYAN, A_REVERSE},
     [CRT_ERROR] = {COLOR_RED, -1, A_BOLD},
     [CRT_TAB] = {COLOR_BLACK, COLOR_YELLOW, A_REVERSE},
+    [CRT_MEASURED] = {COLOR_MAGENTA, -1, A_BOLD},
+    [CRT_NODE] = {COLOR_GREEN, -1, A_NORMAL},
+    [CRT_NODE_RECOMP] = {COLOR_YELLOW, -1, A_BOLD},
 };
 
 static void on_quit(int sig)

@@ -6,7 +6,7 @@
 
 #include <curses.h>
 
-enum { CRT_CURVE = 1, CRT_BASE, CRT_BUDGET, CRT_PEAK, CRT_BAR, CRT_ERROR, CRT_TAB, CRT_COUNT };
+enum { CRT_CURVE = 1, CRT_BASE, CRT_BUDGET, CRT_PEAK, CRT_BAR, CRT_ERROR, CRT_TAB, CRT_MEASURED, CRT_NODE, CRT_NODE_RECOMP, CRT_COUNT };
 
 /* Start curses (REMAT_NO_DISPLAY: on /dev/null). ascii picks ASCII glyphs.
  * Returns 0, or -1 when no terminal could be opened. */

@@ -29,7 +29,13 @@
     X(scroll_down, 'j', KEY_DOWN, "j Down", "scroll down")                      \
     X(picker, 'a', 0, "a", "choose the solver")                              \
     X(export, 'e', 0, "e", "export .dot .svg .png .json")      \
-    X(replay, 'r', 0, "r", "replay on a device")                                \
+    X(replay, 'r', 0, "r", "replay the plan (CPU)")                             \
+    X(play, ' ', 0, "Space", "play/pause: step the cursor")                     \
+    X(play_stop, 27, 0, "Esc", "stop playing, hide its line")                   \
+    X(zoom_in, '+', '=', "+", "graph view: zoom in")                             \
+    X(zoom_out, '-', 0, "-", "graph view: zoom out")                            \
+    X(node_next, 'n', 0, "n", "graph view: next node")                          \
+    X(node_prev, 'N', 0, "N", "graph view: previous node")                      \
     X(ascii, 'A', 0, "A", "Unicode / ASCII drawing")                              \
     X(redraw, 12, 0, "C-l", "redraw the screen")
 

@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/explore.h"
 #include "render/export.h"
 #include "render/plot.h"
 #include "src/fileio.h"
+#include "src/replay.h"
 #include "src/units.h"
 #include "ui/crt.h"
 #include "ui/keymap.h"
@@ -24,7 +26,8 @@
 #define MIN_W 60
 #define MIN_H 16
 
-static const char *const view_names[VIEW_COUNT] = {"Curve", "Inspector", "Recomputed", "Structure"};
+static const char *const view_names[VIEW_COUNT] = {"Curve", "Inspector", "Recomputed", "Structure",
+                                                     "Compare", "Graph"};
 
 static double mono_s(void)
 {
@@ -92,8 +95,63 @@ static void act_cursor_end(Tui *t) { t->cursor = cursor_max(t); }
 static void act_cursor_peak(Tui *t) { if (t->s->have) t->cursor = t->s->sim.peak_step; }
 static void act_scroll_up(Tui *t) { if (t->scroll > 0) t->scroll--; }
 static void act_scroll_down(Tui *t) { t->scroll++; }
-static void act_export(Tui *t) { t->prompt = PROMPT_EXPORT; t->input[0] = '\0'; }
+static void act_export(Tui *t)
+{
+    /* Graphviz is not thread-safe: no export while the layout runs */
+    if (graph_view_busy(t->gv)) {
+        say(t, 1, "export: wait for the graph layout to finish");
+        return;
+    }
+    t->prompt = PROMPT_EXPORT;
+    t->input[0] = '\0';
+}
+#define PLAY_STEP_S 0.2
+
+static void act_play(Tui *t)
+{
+    if (!t->s->have)
+        return;
+    if (t->playing) {
+        t->playing = 0;
+        return;
+    }
+    if (t->cursor >= cursor_max(t))
+        t->cursor = 0;
+    t->playing = t->play_on = 1;
+    t->play_next = mono_s() + PLAY_STEP_S;
+}
+
+static void act_play_stop(Tui *t)
+{
+    t->playing = t->play_on = 0;
+}
+
+/* One timer tick: advance the cursor when the step is due; stop at the end. */
+static void play_tick(Tui *t)
+{
+    if (!t->playing)
+        return;
+    double now = mono_s();
+    if (now < t->play_next)
+        return;
+    if (t->cursor < cursor_max(t))
+        t->cursor++;
+    if (t->cursor >= cursor_max(t))
+        t->playing = 0;
+    t->play_next = now + PLAY_STEP_S;
+}
+
 static void act_ascii(Tui *t) { (void)t; }
+/* the graph view takes these keys itself (graph_view_key); elsewhere they
+ * only say where they work */
+static void graph_only(Tui *t)
+{
+    say(t, 0, "that key works in the Graph view (Tab to it)");
+}
+static void act_zoom_in(Tui *t) { graph_only(t); }
+static void act_zoom_out(Tui *t) { graph_only(t); }
+static void act_node_next(Tui *t) { graph_only(t); }
+static void act_node_prev(Tui *t) { graph_only(t); }
 static void act_redraw(Tui *t) { (void)t; clearok(curscr, TRUE); }
 
 static void act_picker(Tui *t)
@@ -106,7 +164,8 @@ static void act_picker(Tui *t)
 
 static void act_replay(Tui *t)
 {
-    say(t, 1, "replay is not available in this build");
+    int rc = replay_ui_start(t, t->msg, sizeof t->msg);
+    t->msg_err = rc != 0;
 }
 
 static void (*const handlers[ACT_COUNT])(Tui *) = {
@@ -235,6 +294,8 @@ static void handle_key(Tui *t, int ch)
     }
     if (t->picker && picker_key(t, ch))
         return;
+    if (graph_view_key(t, ch))
+        return;
     int a = keymap_find(ch);
     if (a >= 0)
         handlers[a](t);
@@ -265,10 +326,20 @@ static void draw_status(Tui *t, int y, int w)
         snprintf(who, sizeof who, "%s (shown: %s)", s->cls->name, s->have_cls->name);
     else
         snprintf(who, sizeof who, "%s", s->cls->name);
-    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%% | %s",
+    char meas[96] = "";
+    const Replay *rp = replay_ui_shown(t);
+    if (rp) {
+        char m[32];
+        units_format_bytes(rp->measured_peak, m, sizeof m);
+        snprintf(meas, sizeof meas, " | measured %s %+.1f%%", m,
+                 100 * measured_diff(rp->measured_peak, rp->simulated_peak));
+    } else if (replay_ui_busy(t->rep)) {
+        snprintf(meas, sizeof meas, " | replaying");
+    }
+    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%%%s | %s",
              s->g->name[0] ? s->g->name : "graph", who, bud, pk,
              s->have && s->sim.peak > s->budget ? " OVER" : "",
-             s->have ? plan_overhead(&s->plan) * 100 : 0.0, state);
+             s->have ? plan_overhead(&s->plan) * 100 : 0.0, meas, state);
     attron(crt_attr(CRT_BAR));
     mvhline(y, 0, ' ', w);
     tui_put(y, 0, w, line);
@@ -287,7 +358,14 @@ static void draw_bottom(Tui *t, int y, int w)
         return;
     }
     const Session *s = t->s;
-    if (t->msg[0]) {
+    if (t->play_on && s->have && !t->msg[0]) {
+        char pl[500];
+        play_step_text(s->g, s->plan.steps, &s->sim, t->cursor, pl, sizeof pl);
+        snprintf(line, sizeof line, "%s %s", t->playing ? ">" : "||", pl);
+        attron(A_BOLD);
+        tui_put(y, 0, w, line);
+        attroff(A_BOLD);
+    } else if (t->msg[0]) {
         attron(t->msg_err ? crt_attr(CRT_ERROR) : A_NORMAL);
         tui_put(y, 0, w, t->msg);
         attroff(t->msg_err ? crt_attr(CRT_ERROR) : A_NORMAL);
@@ -296,7 +374,7 @@ static void draw_bottom(Tui *t, int y, int w)
         tui_put(y, 0, w, s->err.msg);
         attroff(crt_attr(CRT_ERROR));
     } else {
-        tui_put(y, 0, w, "?:help  q:quit  Left/Right PgUp/PgDn b:budget  h/l p:cursor  Tab:view  a:solver  e:export");
+        tui_put(y, 0, w, "?:help  q:quit  Left/Right PgUp/PgDn b:budget  h/l p:cursor  Space:play  Tab:view  a:solver  e:export  r:replay");
     }
 }
 
@@ -340,6 +418,8 @@ static void draw(Tui *t)
         case VIEW_CURVE: view_curve_draw(t, 1, mh, w); break;
         case VIEW_INSPECT: inspector_draw(t, 1, mh, w, 0); break;
         case VIEW_RECOMPUTED: view_recomputed_draw(t, 1, mh, w); break;
+        case VIEW_COMPARE: view_compare_draw(t, 1, mh, w); break;
+        case VIEW_GRAPH: view_graph_draw(t, 1, mh, w); break;
         default: view_structure_draw(t, 1, mh, w); break;
         }
     }
@@ -350,7 +430,59 @@ static void draw(Tui *t)
     doupdate();
 }
 
-int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii)
+/* --plan: the file's plan becomes the shown plan (through the cache, so
+ * the usual install path draws it); --replay: its measurement is kept for
+ * the overlay. Messages on stderr; -1 on failure. */
+static int load_files(Tui *t, const char *plan_path, const char *replay_path)
+{
+    Session *s = t->s;
+    Err e;
+    err_clear(&e);
+    Plan p;
+    plan_init(&p);
+    int have_plan = 0;
+    if (plan_path) {
+        if (plan_load(&p, s->g, plan_path, &e) || plan_evaluate(&p, s->g, &e)) {
+            fprintf(stderr, "remat: %s%s%s\n", strncmp(e.msg, plan_path, strlen(plan_path)) ? plan_path : "",
+                    strncmp(e.msg, plan_path, strlen(plan_path)) ? ": " : "", e.msg);
+            plan_done(&p);
+            return -1;
+        }
+        const SolverClass *cls = p.solver ? solver_find(p.solver) : NULL;
+        if (cls)
+            session_set_solver(s, cls);
+        session_set_budget(s, p.budget != PLAN_NO_BUDGET ? p.budget : p.peak);
+        session_cache_put(s, s->cls, s->budget, p.peak > s->budget ? ERR_OVER_BUDGET : ERR_OK, NULL, &p, 0);
+        have_plan = 1;
+    }
+    if (replay_path) {
+        size_t len;
+        char *text = file_read_all(replay_path, &len, &e);
+        Replay r;
+        replay_init(&r);
+        if (!text || replay_from_json(&r, text, len, replay_path, &e)) {
+            fprintf(stderr, "remat: %s\n", e.msg);
+            free(text);
+            plan_done(&p);
+            return -1;
+        }
+        free(text);
+        if (have_plan && r.T != p.T) {
+            fprintf(stderr, "remat: %s: %d steps, but the plan %s has %d\n", replay_path, r.T, plan_path, p.T);
+            replay_done(&r);
+            plan_done(&p);
+            return -1;
+        }
+        if (t->rep)
+            replay_ui_set(t->rep, &r, have_plan ? &p : NULL);
+        replay_done(&r);
+    }
+    plan_done(&p);
+    return 0;
+}
+
+int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
+            const char *plan_path, const char *replay_path, int cuda)
 {
     Err e;
     err_clear(&e);
@@ -361,15 +493,30 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     }
     if (budget != PLAN_NO_BUDGET)
         session_set_budget(s, budget);
+    Tui t;
+    memset(&t, 0, sizeof t);
+    t.s = s;
+    t.rep = replay_ui_new();
+    if (cuda && t.rep && replay_ui_use_cuda(t.rep, t.msg, sizeof t.msg)) {
+        fprintf(stderr, "remat: %s\n", t.msg);
+        replay_ui_free(t.rep);
+        session_free(s);
+        return 1;
+    }
+    if (load_files(&t, plan_path, replay_path)) {
+        replay_ui_free(t.rep);
+        session_free(s);
+        return 1;
+    }
     if (crt_init(ascii)) {
+        replay_ui_free(t.rep);
         session_free(s);
         fprintf(stderr, "remat: cannot open the terminal\n");
         return 1;
     }
-    Tui t;
-    memset(&t, 0, sizeof t);
-    t.s = s;
     t.moved_at = -1;
+    t.cmp = compare_new();
+    t.gv = graph_view_new();
     int was_have = 0;
     while (!t.quit && !crt_quit_flag) {
         double now = mono_s();
@@ -384,18 +531,40 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
         if (s->have && t.cursor > s->sim.T - 1)
             t.cursor = s->sim.T - 1;
+        play_tick(&t);
+        compare_tick(&t);
+        graph_view_tick(&t);
+        {
+            char m[sizeof t.msg];
+            int rr = replay_ui_tick(&t, m, sizeof m);
+            if (rr) {
+                memcpy(t.msg, m, sizeof t.msg);
+                t.msg_err = rr < 0;
+            }
+        }
         draw(&t);
-        int busy = session_busy(s, NULL, NULL);
+        int busy = session_busy(s, NULL, NULL) || compare_busy(&t) || replay_ui_busy(t.rep) ||
+                   graph_view_busy(t.gv);
         int timeout = -1;
         if (t.moved_at > 0)
             timeout = 1 + (int)((DEBOUNCE_S - (mono_s() - t.moved_at)) * 1000);
         else if (busy)
             timeout = 100;
+        if (t.playing) {
+            int pt = 1 + (int)((t.play_next - mono_s()) * 1000);
+            if (pt < 0)
+                pt = 0;
+            if (timeout < 0 || pt < timeout)
+                timeout = pt;
+        }
         if (timeout < -1)
             timeout = 0;
-        struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-                               {.fd = session_fd(s), .events = POLLIN}};
-        int pr = poll(pf, 2, timeout);
+        struct pollfd pf[5] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                               {.fd = session_fd(s), .events = POLLIN},
+                               {.fd = compare_fd(t.cmp), .events = POLLIN},
+                               {.fd = replay_ui_fd(t.rep), .events = POLLIN},
+                               {.fd = graph_view_fd(t.gv), .events = POLLIN}};
+        int pr = poll(pf, 5, timeout);
         t.spin++;
         if (pr > 0 && (pf[1].revents & POLLIN))
             session_poll(s);
@@ -413,6 +582,9 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
     }
     crt_done();
+    compare_free(t.cmp);
+    replay_ui_free(t.rep);
+    graph_view_free(t.gv);
     session_free(s);
     return 0;
 }

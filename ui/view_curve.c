@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/explore.h"
 #include "render/plot.h"
+#include "src/replay.h"
 #include "src/units.h"
 #include "src/xalloc.h"
 #include "ui/crt.h"
@@ -97,6 +99,26 @@ void view_curve_draw(Tui *t, int y, int h, int w)
         }
     }
     free(cells);
+    /* the measured curve (replay) of this very plan, over the simulated one */
+    const Replay *rp = replay_ui_shown(t);
+    if (rp) {
+        int64_t *meas = xmallocarray((size_t)rp->T, sizeof *meas);
+        for (int i = 0; i < rp->T; i++)
+            meas[i] = rp->steps[i].measured;
+        int *rows = xmallocarray((size_t)pw, sizeof *rows);
+        measured_rows(meas, rp->T, steps, pw, ph, top, rows);
+        attr_t a = crt_attr(CRT_MEASURED) | A_BOLD;
+        attron(a);
+        for (int c = 0; c < pw; c++)
+            if (rows[c] >= 0)
+                mvaddstr(y + 1 + rows[c], AXIS_W + 1 + c, crt_ascii() ? "x" : "\u00d7");
+        attroff(a);
+        free(rows);
+        free(meas);
+        attron(a);
+        tui_put(y, w - 12, 12, crt_ascii() ? "x measured" : "\u00d7 measured");
+        attroff(a);
+    }
     /* time axis */
     int ay = y + 1 + ph;
     tui_put(ay, 0, AXIS_W, "         0");

@@ -25,12 +25,12 @@ check() { # REGEX WHAT
     wait_for "$1" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
 }
 status_line() { screen | grep -E '^ .* \| .* \| budget ' | head -1; }
-# start GRAPH: the explorer in a 100x30 window; its exit status lands in $T/rc
+# start GRAPH [OPTIONS]: the explorer (arguments without spaces) in a 100x30 window; its exit status lands in $T/rc
 start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null
     tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
-        "TERM=xterm-256color sh -c '\"$REMAT\" tui \"$1\"; echo \$? > \"$T/rc\"'"
+        "TERM=xterm-256color sh -c '\"$REMAT\" tui $*; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
 wait_exit() {
@@ -72,7 +72,9 @@ check 'Recomputed nodes: 0 of 5' "recomputed view"
 tm send-keys -t tui Tab
 check 'Structure of noremat' "structure view"
 check 'plan of 5 steps|groups' "structure view content"
-tm send-keys -t tui Tab
+tm send-keys -t tui BTab
+check 'Recomputed nodes: 0 of 5' "S-Tab goes back"
+tm send-keys -t tui BTab BTab
 check 'peak 4 B' "back to the curve"
 
 # export a DOT file Graphviz can read
@@ -87,8 +89,6 @@ if [ -s "$T/out.dot" ] && command -v dot >/dev/null; then
 elif [ ! -s "$T/out.dot" ]; then
     echo "FAIL: export wrote nothing"; fails=$((fails+1))
 fi
-tm send-keys -t tui r
-check 'replay is not available in this build' "replay message"
 
 # resize: 80x24 works, too small says so, back again
 tm resize-window -t tui -x 80 -y 24
@@ -146,9 +146,138 @@ else
 fi
 tm send-keys -t tui '?'
 check 'Remat Explorer keys' "help"
-check 'PgUp +budget_up_coarse +budget up 10%' "help lists the key table"
+check 'PgUp +budget up 10% \(coarse\)' "help lists the key table"
+check 'Space +play/pause' "help lists play"
 tm send-keys -t tui x q
 wait_exit "chain: q"
+
+# ---- compare: every solver at the budget, the batch fit, the sweep --------
+start samples/chain32.json -b 26
+check 'chain32-train \| noremat \| budget 26 B' "compare: start at 26 B"
+tm send-keys -t tui Tab Tab Tab Tab
+check 'Every solver at budget 26 B' "compare view opens"
+check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
+check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
+check 'chen +(peak|refused)' "compare: chen row"
+check 'batch fit in 26 B: largest multiplier x0 without recomputation' "compare: batch fit"
+check 'Trade-off of noremat' "compare: sweep chart"
+rows=$(grep -cE '^[* ] [a-z_0-9]+ +(peak|refused)' "$T/screen")
+[ "$rows" -ge 3 ] || { echo "FAIL: compare shows $rows solver rows"; fails=$((fails+1)); }
+# the sweep filled the plan cache: the smallest budget comes back cached
+tm send-keys -t tui a
+check 'Choose a solver' "compare: picker"
+num=$(screen | awk '$2 == "greedy" { print $1 } $3 == "greedy" { print $2 }' | head -1)
+tm send-keys -t tui "$num" Enter
+check 'Trade-off of greedy' "compare: sweep of greedy"
+check '[*] greedy +peak' "compare: greedy marked current"
+wait_for '\| greedy \|.*solved' 100
+tm send-keys -t tui '['
+check '\| greedy \| budget 5 B \| .*\(cached\)' "compare: sweep plans are in the cache"
+tm send-keys -t tui q
+wait_exit "compare: q"
+
+# ---- replay: r measures the shown plan in the background ------------------
+start samples/chain32.json -s greedy -b 20
+check 'chain32-train \| greedy \| budget 20 B \| peak 20 B .*solved' "replay: greedy plan"
+tm send-keys -t tui r
+check 'replay \(cpu, scale [0-9.e+]+, [0-9.]+s\): measured peak [0-9.]+ [KMG]?i?B vs simulated 20 B \([+-][0-9.]+%\)' "replay: message"
+check 'cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \|' "replay: status line difference"
+check '×' "replay: measured overlay drawn"
+# another plan on screen: the overlay and the difference go away
+tm send-keys -t tui ']'
+check '\| budget 35 B \| peak 35 B \| cost [+-][0-9.]+% \| solved' "replay: hidden for another plan"
+tm send-keys -t tui q
+wait_exit "replay: q"
+
+# --backend cuda: r runs remat-cuda where the build has it (its answer, or
+# its reason when there is no device); otherwise the option is refused
+if [ -x "$(dirname "$REMAT")/remat-cuda" ]; then
+    start samples/chain32.json -s greedy -b 20 --backend cuda
+    check 'chain32-train \| greedy \| budget 20 B .*solved' "cuda replay: plan"
+    tm send-keys -t tui r
+    check 'replay \(cuda, .*measured peak .* vs simulated 20 B|replay failed: remat-cuda failed: .+' "cuda replay: answer"
+    tm send-keys -t tui q
+    wait_exit "cuda replay: q"
+    ls -d /tmp/remat-tui-* 2>/dev/null | while read -r d; do
+        [ -d "$d" ] && [ -O "$d" ] && [ "$(find "$d" -newer "$T/chain.json" | head -1)" ] &&
+            echo "FAIL: cuda replay left $d behind"
+    done | grep -q FAIL && fails=$((fails+1))
+else
+    REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/chain32.json --backend cuda
+    expect_rc 1 "cuda replay: refused without remat-cuda"
+    expect_err "built without CUDA" "cuda replay: says why"
+fi
+
+# --plan / --replay reopen an earlier plan and its measurement
+run "$REMAT" solve samples/chain32.json -s greedy -b 22 -o "$T/p22.json"
+expect_rc 0 "solve a plan to reopen"
+run "$REMAT" replay samples/chain32.json "$T/p22.json" -o "$T/m22.json"
+expect_rc 0 "replay it to a file"
+start samples/chain32.json --plan "$T/p22.json" --replay "$T/m22.json"
+check 'chain32-train \| greedy \| budget 22 B \| peak 2[0-2] B \| cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \| solved' "reopen: plan and measurement shown"
+check '×' "reopen: overlay drawn"
+tm send-keys -t tui q
+wait_exit "reopen: q"
+REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/kumar_fig1.json --plan "$T/p22.json"
+expect_rc 1 "reopen: a plan of another graph is refused"
+expect_err "unknown node id" "reopen: names the bad node"
+
+# ---- play: space steps the time cursor on a timer --------------------------
+start samples/chain32.json
+check 'chain32-train \| noremat \| .*solved' "play: plan"
+tm send-keys -t tui p Space
+check '^> step [0-9]+/65 runs [a-z0-9.]+: allocates 1 B; frees' "play: step line"
+first=$(grep -oE '^> step [0-9]+' "$T/screen" | grep -oE '[0-9]+$')
+wait_for "^> step $((first + 3))/65" 30 || { echo "FAIL: play: cursor did not advance from step $first"; fails=$((fails+1)); }
+check "step $((first + 3))/65" "play: the curve's cursor label follows"
+tm send-keys -t tui Space
+check '^\|\| step [0-9]+/65 runs' "play: space pauses"
+a=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$'); sleep 0.6
+b=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$')
+[ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: play: paused cursor moved ($a -> $b)"; fails=$((fails+1)); }
+tm send-keys -t tui l
+check "^\\|\\| step $((b + 1))/65" "play: l steps while paused"
+tm send-keys -t tui Escape
+check '\?:help  q:quit' "play: Esc hides the line"
+tm send-keys -t tui q
+wait_exit "play: q"
+
+# ---- graph view: dot layout, labels, pan, zoom, selection -------------------
+start samples/chain32.json -s greedy -b 20
+check 'chain32-train \| greedy \| budget 20 B .*solved' "graph: plan"
+tm send-keys -t tui BTab
+check 'chain32-train: 66 nodes, zoom 1x' "graph view opens"
+check '^ +f1 +' "graph: node labels drawn"
+check 'id +x$' "graph: the top node is selected"
+tm send-keys -t tui n
+check 'id +f1$' "graph: n selects the next node"
+check 'op +[a-z]+' "graph: op of the selected node"
+check 'size +1 B' "graph: size of the selected node"
+tm send-keys -t tui N N
+check 'id +f32.grad|id +[a-z0-9.]+$' "graph: N goes back (wraps)"
+tm send-keys -t tui '+'
+check 'zoom 1.5x' "graph: + zooms in"
+tm send-keys -t tui '-' '-'
+check 'zoom 0.67x' "graph: - zooms out"
+tm send-keys -t tui n
+check 'id +x$' "graph: n wraps to the first node"
+row_of_x() { screen | grep -nE '^ +x +│' | head -1 | cut -d: -f1; }
+r1=$(row_of_x)
+tm send-keys -t tui j
+sleep 0.3
+r2=$(row_of_x)
+[ -n "$r1" ] && [ -n "$r2" ] && [ "$r2" -eq $((r1 - 2)) ] ||
+    { echo "FAIL: graph: j should move the drawing up 2 rows (x at row '$r1' then '$r2')"; fails=$((fails+1)); }
+# the view's own keys leave the budget alone
+check '\| budget 20 B \|' "graph: arrows pan, not the budget"
+# a recomputed node's runs
+for i in $(seq 1 12); do
+    screen | grep -qE 'runs +[2-9] \(recomputed\)' && break
+    tm send-keys -t tui n; sleep 0.1
+done
+check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
+tm send-keys -t tui q
+wait_exit "graph: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json

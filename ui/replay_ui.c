@@ -1,0 +1,259 @@
+/* replay_ui.c — the explorer's `r` key: the CPU replay (replay_cpu) of the
+ * shown plan in a background thread, and the measured curve kept for the
+ * curve view's overlay (also from `--replay MEASURED.json`). The overlay is
+ * drawn only while the shown plan is the one that was measured. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "render/explore.h"
+#include "src/fileio.h"
+#include "src/graph_io.h"
+#include "src/replay.h"
+#include "src/units.h"
+#include "src/xalloc.h"
+#include "ui/bg.h"
+#include "ui/tui.h"
+
+struct ReplayUi {
+    Bg bg;
+    int running;
+    /* the task's input and output (the thread's alone while running) */
+    const Graph *g;
+    Plan task_plan;
+    Replay task_r;
+    int task_rc;
+    Err task_err;
+    /* the last measurement and the plan it measured (plan.T 0: any plan of
+     * r.T steps, for a --replay file given without --plan) */
+    int have;
+    Replay r;
+    Plan plan;
+    /* CUDA backend: the remat-cuda program and a private temp directory */
+    char cuda[4096];
+    char dir[64];
+};
+
+/* Run remat-cuda on the graph and plan written to u->dir; its output and
+ * messages stay in files there so curses keeps the terminal. */
+static int run_cuda(ReplayUi *u)
+{
+    char gp[128], pp[128], op[128], ep[128];
+    snprintf(gp, sizeof gp, "%s/graph.json", u->dir);
+    snprintf(pp, sizeof pp, "%s/plan.json", u->dir);
+    snprintf(op, sizeof op, "%s/measured.json", u->dir);
+    snprintf(ep, sizeof ep, "%s/stderr", u->dir);
+    unlink(op);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(u->cuda, u->cuda, gp, pp, "--scale", "1", op, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return err_set(&u->task_err, ERR_IO, "cannot run %s", u->cuda);
+    size_t len;
+    Err e;
+    err_clear(&e);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char *msg = file_read_all(ep, &len, &e);
+        char *nl = msg ? strrchr(msg, '\n') : NULL;
+        while (nl && nl > msg && nl[1] == '\0') {
+            *nl = '\0';
+            nl = strrchr(msg, '\n');
+        }
+        err_set(&u->task_err, ERR_IO, "remat-cuda failed: %.400s", msg ? (nl ? nl + 1 : msg) : "no message");
+        free(msg);
+        return ERR_IO;
+    }
+    char *text = file_read_all(op, &len, &u->task_err);
+    if (!text)
+        return u->task_err.code;
+    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
+    free(text);
+    return rc;
+}
+
+static void *replay_work(void *arg)
+{
+    ReplayUi *u = arg;
+    err_clear(&u->task_err);
+    if (u->cuda[0])
+        u->task_rc = run_cuda(u);
+    else
+        u->task_rc = replay_cpu(u->g, &u->task_plan, 0, 0.5, &u->task_r, &u->task_err);
+    return NULL;
+}
+
+ReplayUi *replay_ui_new(void)
+{
+    ReplayUi *u = xcalloc(1, sizeof *u);
+    if (bg_init(&u->bg)) {
+        free(u);
+        return NULL;
+    }
+    plan_init(&u->task_plan);
+    plan_init(&u->plan);
+    replay_init(&u->task_r);
+    replay_init(&u->r);
+    return u;
+}
+
+int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n)
+{
+    char self[4096];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 32);
+    if (k <= 0) {
+        snprintf(msg, n, "replay: cannot locate the remat-cuda program");
+        return -1;
+    }
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "remat-cuda");
+    if (access(self, X_OK) != 0) {
+        snprintf(msg, n, "replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)");
+        return -1;
+    }
+    snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
+    if (!mkdtemp(u->dir)) {
+        snprintf(msg, n, "replay: cannot create a temporary directory");
+        u->dir[0] = '\0';
+        return -1;
+    }
+    snprintf(u->cuda, sizeof u->cuda, "%s", self);
+    return 0;
+}
+
+static void remove_dir(ReplayUi *u)
+{
+    if (!u->dir[0])
+        return;
+    static const char *const names[] = {"graph.json", "plan.json", "measured.json", "stderr"};
+    char p[128];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", u->dir, names[i]);
+        unlink(p);
+    }
+    rmdir(u->dir);
+}
+
+void replay_ui_free(ReplayUi *u)
+{
+    if (!u)
+        return;
+    bg_free(&u->bg);
+    remove_dir(u);
+    plan_done(&u->task_plan);
+    plan_done(&u->plan);
+    replay_done(&u->task_r);
+    replay_done(&u->r);
+    free(u);
+}
+
+int replay_ui_fd(const ReplayUi *u)
+{
+    return u ? u->bg.fd[0] : -1;
+}
+
+int replay_ui_busy(const ReplayUi *u)
+{
+    return u && u->running;
+}
+
+int replay_ui_start(Tui *t, char *msg, size_t n)
+{
+    ReplayUi *u = t->rep;
+    Session *s = t->s;
+    if (!u) {
+        snprintf(msg, n, "replay: no background thread");
+        return -1;
+    }
+    if (u->running) {
+        snprintf(msg, n, "replay: already running");
+        return -1;
+    }
+    if (!s->have) {
+        snprintf(msg, n, "replay: no plan yet");
+        return -1;
+    }
+    u->g = s->g;
+    plan_copy(&u->task_plan, &s->plan);
+    replay_done(&u->task_r);
+    if (u->cuda[0]) {
+        /* remat-cuda reads files: the graph as loaded (after --train) and the plan */
+        char p[128];
+        Err e;
+        err_clear(&e);
+        char *gj = graph_to_json(s->g);
+        snprintf(p, sizeof p, "%s/graph.json", u->dir);
+        int rc = file_write_all(p, gj, strlen(gj), &e);
+        free(gj);
+        if (!rc) {
+            char *pj = plan_to_json(&s->plan, s->g, NULL);
+            snprintf(p, sizeof p, "%s/plan.json", u->dir);
+            rc = file_write_all(p, pj, strlen(pj), &e);
+            free(pj);
+        }
+        if (rc) {
+            snprintf(msg, n, "replay: %s", e.msg);
+            return -1;
+        }
+    }
+    if (bg_start(&u->bg, replay_work, u)) {
+        snprintf(msg, n, "replay: cannot start a thread");
+        return -1;
+    }
+    u->running = 1;
+    snprintf(msg, n, "replaying %d steps on the %s...", s->plan.T, u->cuda[0] ? "GPU (remat-cuda)" : "CPU");
+    return 0;
+}
+
+void replay_ui_set(ReplayUi *u, Replay *r, const Plan *plan)
+{
+    replay_done(&u->r);
+    u->r = *r;
+    replay_init(r);
+    plan_done(&u->plan);
+    plan_init(&u->plan);
+    if (plan)
+        plan_copy(&u->plan, plan);
+    u->have = 1;
+}
+
+int replay_ui_tick(Tui *t, char *msg, size_t n)
+{
+    ReplayUi *u = t->rep;
+    if (!u || !u->running || !bg_reap(&u->bg))
+        return 0;
+    u->running = 0;
+    if (u->task_rc) {
+        snprintf(msg, n, "replay failed: %s", u->task_err.msg);
+        return -1;
+    }
+    replay_ui_set(u, &u->task_r, &u->task_plan);
+    char m[32], sm[32];
+    units_format_bytes(u->r.measured_peak, m, sizeof m);
+    units_format_bytes(u->r.simulated_peak, sm, sizeof sm);
+    snprintf(msg, n, "replay (%s, scale %.3g, %.2fs): measured peak %s vs simulated %s (%+.1f%%)", u->r.backend,
+             u->r.scale, u->r.seconds, m, sm, 100 * measured_diff(u->r.measured_peak, u->r.simulated_peak));
+    return 1;
+}
+
+const Replay *replay_ui_shown(const Tui *t)
+{
+    const ReplayUi *u = t->rep;
+    const Session *s = t->s;
+    if (!u || !u->have || !s->have || u->r.T != s->plan.T)
+        return NULL;
+    if (u->plan.T && memcmp(u->plan.steps, s->plan.steps, (size_t)u->plan.T * sizeof *u->plan.steps))
+        return NULL;
+    return &u->r;
+}
