@@ -20,6 +20,29 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Options for one compare run: the user's for the current solver; and a
+ * short time_limit for any solver that has one and was not given one, so
+ * an exact or annealing solver cannot hold the comparison for a minute. */
+#define COMPARE_TIME_LIMIT "time_limit=3"
+static void compare_opts(const SolverClass *cls, const SolverClass *opts_cls, const SolverOpts *opts,
+                         SolverOpts *out)
+{
+    Err e;
+    solver_opts_init(out);
+    int has_limit = 0, given = 0;
+    for (const SolverParam *q = cls->params; q && q->name; q++)
+        has_limit |= strcmp(q->name, "time_limit") == 0;
+    if (cls == opts_cls && opts)
+        for (int i = 0; i < opts->n; i++) {
+            char kv[512];
+            snprintf(kv, sizeof kv, "%s=%s", opts->key[i], opts->val[i]);
+            solver_opts_add(out, kv, &e);
+            given |= strcmp(opts->key[i], "time_limit") == 0;
+        }
+    if (has_limit && !given)
+        solver_opts_add(out, COMPARE_TIME_LIMIT, &e);
+}
+
 int compare_solvers(const Graph *g, int64_t budget, const SolverClass *opts_cls,
                     const SolverOpts *opts, CompareRow *rows, Progress *p, atomic_int *at)
 {
@@ -35,7 +58,10 @@ int compare_solvers(const Graph *g, int64_t budget, const SolverClass *opts_cls,
         Err e;
         err_clear(&e);
         double t0 = mono_s();
-        Solver *s = solver_new(r->cls, g, r->cls == opts_cls ? opts : NULL, &e);
+        SolverOpts o;
+        compare_opts(r->cls, opts_cls, opts, &o);
+        Solver *s = solver_new(r->cls, g, &o, &e);
+        solver_opts_done(&o);
         if (!s) {
             r->rc = e.code ? e.code : ERR_INVALID;
         } else {
