@@ -101,12 +101,58 @@ static int new_row(glp_prob *lp, int type, double lb, double ub)
     return r;
 }
 
-/* Called by GLPK during the search: stop when the caller cancels. */
+typedef struct {
+    Progress *p;
+    double *start;      /* a feasible column vector (1-based), or NULL */
+    int given;
+} SearchCtx;
+
+/* Called by GLPK during the search: hand it a known feasible schedule once
+ * (so a time limit still returns at least that), and stop when the caller
+ * cancels. */
 static void cb(glp_tree *tree, void *info)
 {
-    Progress *p = info;
-    if (glp_ios_reason(tree) == GLP_ISELECT && progress_cancelled(p))
+    SearchCtx *c = info;
+    if (glp_ios_reason(tree) == GLP_IHEUR && c->start && !c->given) {
+        c->given = 1;
+        glp_ios_heur_sol(tree, c->start);
+    }
+    if (glp_ios_reason(tree) == GLP_ISELECT && progress_cancelled(c->p))
         glp_ios_terminate(tree);
+}
+
+/* A feasible starting point from the greedy solver: its schedule as R and
+ * its spec hold intervals as H, if it fits the budget within T steps. */
+static double *warm_start(const Graph *g, const Checkmate *st, int64_t budget, int T, Plan *keep)
+{
+    const SolverClass *gc = solver_find("greedy");
+    if (!gc)
+        return NULL;
+    Err e;
+    Solver *s = solver_new(gc, g, NULL, &e);
+    if (!s)
+        return NULL;
+    Plan pl;
+    plan_init(&pl);
+    double *x = NULL;
+    Sim sim;
+    int m = st->m;
+    if (solver_plan(s, budget, NULL, &pl, NULL, &e) == ERR_OK && pl.T <= T &&
+        sim_run(g, pl.steps, pl.T, &sim, &e) == ERR_OK) {
+        x = xcalloc((size_t)2 * T * m + 1, sizeof *x);
+        for (int t = 0; t < pl.T; t++) {
+            int i = st->pos[pl.steps[t]];
+            x[RCOL(t, i)] = 1;
+            int end = sim.held_until[t] == pl.T - 1 ? T - 1 : sim.held_until[t];
+            for (int q = t; q <= end; q++)
+                x[HCOL(q, i)] = 1;
+        }
+        sim_done(&sim);
+        plan_copy(keep, &pl);
+    }
+    plan_done(&pl);
+    solver_free(s);
+    return x;
 }
 
 static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
@@ -199,9 +245,13 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     parm.clq_cuts = GLP_ON;
     parm.fp_heur = GLP_ON;
     parm.tm_lim = tl > 0 && tl < 2e6 ? (int)(tl * 1000) : 2000000000;
+    Plan start;
+    plan_init(&start);
+    SearchCtx ctx = {p, warm_start(g, st, budget, T, &start), 0};
     parm.cb_func = cb;
-    parm.cb_info = p;
+    parm.cb_info = &ctx;
     int ret = glp_intopt(lp, &parm);
+    free(ctx.start);
     int status = glp_mip_status(lp);
     int rc = ERR_OK;
     if (status == GLP_OPT || status == GLP_FEAS) {
@@ -213,6 +263,12 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
                  status == GLP_OPT && ret == 0 ? "optimal"
                  : ret == GLP_ETMLIM             ? "best found (time limit)"
                                                  : "best found (stopped)");
+    } else if (start.T && !progress_cancelled(p)) {
+        /* the search found nothing in time: the greedy start is still a
+         * valid schedule within the budget, and says so */
+        for (int t = 0; t < start.T; t++)
+            plan_push(out, start.steps[t]);
+        snprintf(st->status, sizeof st->status, "best found (greedy start; time limit)");
     } else if (ret == GLP_ENOPFS || status == GLP_NOFEAS || (ret == 0 && status == GLP_UNDEF)) {
         snprintf(st->status, sizeof st->status, "infeasible");
         rc = err_set(e, ERR_OVER_BUDGET,
@@ -226,6 +282,7 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
         rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s", tl);
     }
     glp_delete_prob(lp);
+    plan_done(&start);
     return rc;
 }
 
