@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/units.h"
 #include "src/xalloc.h"
 
 void sim_done(Sim *s)
@@ -204,4 +205,18 @@ const char *live_reason_name(int reason)
 {
     static const char *const names[] = {"input", "produced", "read", "held", "workspace"};
     return reason >= 0 && reason <= LIVE_WORKSPACE ? names[reason] : "?";
+}
+
+void live_cells(const LiveValue *lv, int T, LiveCells *out)
+{
+    units_format_bytes(lv->size, out->size, sizeof out->size);
+    if (lv->produced_at < 0)
+        snprintf(out->produced, sizeof out->produced, "resident");
+    else
+        snprintf(out->produced, sizeof out->produced, "step %d", lv->produced_at + 1);
+    if (lv->next_read >= 0)
+        snprintf(out->next_read, sizeof out->next_read, "step %d", lv->next_read + 1);
+    else
+        snprintf(out->next_read, sizeof out->next_read, "%s",
+                 lv->reason == LIVE_INPUT || lv->held_until == T - 1 ? "end" : "-");
 }

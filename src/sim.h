@@ -60,4 +60,13 @@ void sim_baseline(const Graph *g, int64_t *peak, double *cost);
 
 const char *live_reason_name(int reason);
 
+/* The cells every listing of live values shows: size in human units,
+ * "step P" or "resident", and "step R", "end" (held to the end) or "-". */
+typedef struct LiveCells {
+    char size[32];
+    char produced[16];
+    char next_read[16];
+} LiveCells;
+void live_cells(const LiveValue *lv, int T, LiveCells *out);
+
 #endif

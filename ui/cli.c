@@ -180,18 +180,10 @@ static void print_live(const Graph *g, const int *sched, const Sim *s, int t, in
     printf("alive at step %d (%s), largest first:\n", t + 1, g->nodes[sched[t]].id);
     printf("  %-24s %-10s %14s %10s %10s\n", "value", "why", "size", "produced", "next read");
     for (int i = 0; i < n && i < top; i++) {
-        char sz[32], pr[16], nr[16];
-        units_format_bytes(lv[i].size, sz, sizeof sz);
-        if (lv[i].produced_at < 0)
-            snprintf(pr, sizeof pr, "resident");
-        else
-            snprintf(pr, sizeof pr, "step %d", lv[i].produced_at + 1);
-        if (lv[i].next_read >= 0)
-            snprintf(nr, sizeof nr, "step %d", lv[i].next_read + 1);
-        else
-            snprintf(nr, sizeof nr, "%s", lv[i].reason == LIVE_INPUT || lv[i].held_until == s->T - 1 ? "end" : "-");
+        LiveCells c;
+        live_cells(&lv[i], s->T, &c);
         printf("  %-24.24s %-10s %14s %10s %10s\n", g->nodes[lv[i].node].id,
-               live_reason_name(lv[i].reason), sz, pr, nr);
+               live_reason_name(lv[i].reason), c.size, c.produced, c.next_read);
     }
     if (n > top)
         printf("  ... and %d more\n", n - top);

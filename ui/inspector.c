@@ -54,16 +54,9 @@ void inspector_draw(Tui *t, int y, int h, int w, int compact)
     if (!compact)
         t->scroll = first;
     for (int i = first, r = 0; i < n && r < rows; i++, r++) {
-        char sz[32], pr[16], nr[16], rc[24];
-        units_format_bytes(lv[i].size, sz, sizeof sz);
-        if (lv[i].produced_at < 0)
-            snprintf(pr, sizeof pr, "resident");
-        else
-            snprintf(pr, sizeof pr, "step %d", lv[i].produced_at + 1);
-        if (lv[i].next_read >= 0)
-            snprintf(nr, sizeof nr, "step %d", lv[i].next_read + 1);
-        else
-            snprintf(nr, sizeof nr, "%s", lv[i].held_until == s->sim.T - 1 ? "end" : "-");
+        char rc[24];
+        LiveCells c;
+        live_cells(&lv[i], s->sim.T, &c);
         int k = runs[lv[i].node];
         if (k > 1)
             snprintf(rc, sizeof rc, "yes, %d runs", k);
@@ -73,7 +66,7 @@ void inspector_draw(Tui *t, int y, int h, int w, int compact)
             snprintf(line, sizeof line, "  ... %d more (Tab: inspector view)", n - i);
         else
             snprintf(line, sizeof line, "  %-22.22s %10s %-9s %9s %9s %s", s->g->nodes[lv[i].node].id,
-                     sz, live_reason_name(lv[i].reason), pr, nr, rc);
+                     c.size, live_reason_name(lv[i].reason), c.produced, c.next_read, rc);
         tui_put(y + 2 + r, 0, w, line);
     }
     free(runs);
