@@ -22,6 +22,7 @@ static const SolverParam params[] = {
     {"seed", "1", "seed of the solver's own random generator"},
     {"iters", "20000000", "most mutations per annealing stage (the last one gets a tenth)"},
     {"time_limit", "2", "seconds for the whole search"},
+    {"resolve_time", "0.08", "seconds for a warm-started re-solve after a budget change (the slider)"},
     {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
     {"grouping", "on", "on: first anneal fused node groups (Algorithm 1), then single nodes"},
     {"group_max", "64", "most nodes in one group"},
@@ -565,6 +566,7 @@ static double now_s(void)
 typedef struct {
     long long iters;
     double time_limit;
+    double resolve_time;
     int slack;
     int grouping;
     int logaddexp;
@@ -724,12 +726,13 @@ static int fastsa_prepare(Solver *s, Err *e)
     int rc;
     if ((rc = solver_opt_int(s, "seed", &seed, e)) || (rc = solver_opt_int(s, "iters", &prm.iters, e)) ||
         (rc = solver_opt_double(s, "time_limit", &prm.time_limit, e)) ||
+        (rc = solver_opt_double(s, "resolve_time", &prm.resolve_time, e)) ||
         (rc = solver_opt_int(s, "slack", &slack, e)))
         return rc;
     if (prm.iters < 0)
         return err_set(e, ERR_USAGE, "fastsa: iters=%lld: must be >= 0", prm.iters);
-    if (!(prm.time_limit > 0))
-        return err_set(e, ERR_USAGE, "fastsa: time_limit must be > 0 seconds");
+    if (!(prm.time_limit > 0) || !(prm.resolve_time > 0))
+        return err_set(e, ERR_USAGE, "fastsa: time_limit and resolve_time must be > 0 seconds");
     if (slack < 1 || slack > 64)
         return err_set(e, ERR_USAGE, "fastsa: slack=%lld: expected 1..64", slack);
     long long gmax;
@@ -940,11 +943,18 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     if (!prev || prev->T == 0 || sim_run(s->g, prev->steps, prev->T, &sim, &e2) != ERR_OK)
         return fastsa_solve(s, budget, out, p, e);
     sim_done(&sim);
+    /* a nearby budget from a good plan needs only a short anneal: keep the
+     * slider responsive, and fall back to a full run below if it misses */
+    FastSA *fs = s->state;
+    double full = fs->prm.time_limit;
+    fs->prm.time_limit = fs->prm.resolve_time < full ? fs->prm.resolve_time : full;
     int rc = fastsa_run(s, budget, prev->steps, prev->T, 0, out, p, e);
-    if (rc != ERR_OK || !s_group(s) || budget == PLAN_NO_BUDGET)
+    fs->prm.time_limit = full;
+    if (rc != ERR_OK || budget == PLAN_NO_BUDGET)
         return rc;
-    /* the warm start cannot group (its order repeats nodes); when it misses
-     * the budget, a grouped run from scratch may still meet it */
+    /* the short warm start cannot group (its order repeats nodes) and has
+     * little time; when it misses the budget, a full run from scratch may
+     * still meet it */
     if (sim_run(s->g, out->steps, out->T, &sim, &e2) == ERR_OK) {
         int64_t pk = sim.peak;
         sim_done(&sim);
