@@ -282,6 +282,10 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
         rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s", tl);
     }
     glp_delete_prob(lp);
+    /* GLPK keeps a per-thread environment (buffers, the library's own
+     * allocator) until told otherwise; a solve in the explorer's worker
+     * thread would otherwise leave it behind when the thread ends. */
+    glp_free_env();
     plan_done(&start);
     return rc;
 }

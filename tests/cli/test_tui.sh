@@ -30,13 +30,17 @@ start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null
     tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
-        "TERM=xterm-256color sh -c '\"$REMAT\" tui $*; echo \$? > \"$T/rc\"'"
+        "TERM=xterm-256color sh -c '\"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
 wait_exit() {
     n=100
     while [ ! -s "$T/rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
-    [ "$(cat "$T/rc" 2>/dev/null)" = 0 ] || { echo "FAIL: $1: exit status '$(cat "$T/rc" 2>/dev/null)'"; fails=$((fails+1)); }
+    [ "$(cat "$T/rc" 2>/dev/null)" = 0 ] || {
+        echo "FAIL: $1: exit status '$(cat "$T/rc" 2>/dev/null)'"
+        head -c 4000 "$T/stderr" 2>/dev/null
+        fails=$((fails+1))
+    }
 }
 
 # ---- the paper's small example ------------------------------------------
