@@ -42,6 +42,7 @@ typedef struct {
     JoinDP dp;
     int cmin, best_c;       /* best_c = 0: the plain sweep was kept */
     int strategy;           /* 0 optimal, 1 naive, 2 min-memory */
+    int best_kind;          /* 0 DP, 1 naive, 2 sweep: the last plan's */
 } Join;
 
 static void emit_list(const List *l, Plan *out)
@@ -410,42 +411,52 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     int64_t bpeak = 0;
     double bcost = 0;
     int hi = st->strategy == 2 ? st->cmin : st->dp.C;
-    int lo = st->strategy == 2 ? st->cmin : st->strategy == 1 ? st->cmin : 0;
-    for (int c = hi; c >= lo - 1 && c >= -1; c--) {
-        if (progress_cancelled(p)) {
-            plan_done(&tmp);
-            return err_set(e, ERR_CANCELLED, "join: cancelled");
+    int lo = st->strategy == 0 ? 0 : st->cmin;
+    /* candidate (c, kind): kind 0 the DP, 1 naive, 2 the plain sweep; the
+     * optimal strategy also tries naive schedules, since the DP's slot
+     * model does not see the simulator's bytes */
+    int bk = -1;
+    for (int c = hi; c >= lo; c--)
+        for (int kind = 0; kind < 3; kind++) {
+            if (progress_cancelled(p)) {
+                plan_done(&tmp);
+                return err_set(e, ERR_CANCELLED, "join: cancelled");
+            }
+            if (kind == 2 ? (c != lo || st->strategy == 2)
+                          : kind != (st->strategy == 1) && st->strategy != 0)
+                continue;
+            if (kind < 2 && c < st->cmin)
+                continue;
+            if (kind == 2) {
+                int T;
+                int *bl = sim_baseline_order(s->g, &T);
+                plan_reset(&tmp);
+                for (int i = 0; i < T; i++)
+                    plan_push(&tmp, bl[i]);
+                free(bl);
+            } else if (build(st, c, kind, &tmp)) {
+                continue;
+            }
+            Sim sim;
+            if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
+                plan_done(&tmp);
+                return e->code;
+            }
+            int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
+            if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
+                (!f && !fits && sim.peak < bpeak)) {
+                best = c;
+                bk = kind;
+                bpeak = sim.peak;
+                bcost = sim.cost;
+                fits = f;
+            }
+            sim_done(&sim);
         }
-        if (c == lo - 1) {
-            if (st->strategy == 2)
-                break;
-            int T;
-            int *bl = sim_baseline_order(s->g, &T);
-            plan_reset(&tmp);
-            for (int i = 0; i < T; i++)
-                plan_push(&tmp, bl[i]);
-            free(bl);
-        } else if (build(st, c, st->strategy == 1, &tmp)) {
-            continue;
-        }
-        Sim sim;
-        if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
-            plan_done(&tmp);
-            return e->code;
-        }
-        int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-        if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
-            (!f && !fits && sim.peak < bpeak)) {
-            best = c == lo - 1 ? 0 : c;
-            bpeak = sim.peak;
-            bcost = sim.cost;
-            fits = f;
-        }
-        sim_done(&sim);
-    }
     plan_done(&tmp);
-    st->best_c = best;
-    if (best == 0) {
+    st->best_c = bk == 2 ? 0 : best;
+    st->best_kind = bk;
+    if (bk == 2) {
         int T;
         int *bl = sim_baseline_order(s->g, &T);
         plan_reset(out);
@@ -453,7 +464,7 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             plan_push(out, bl[i]);
         free(bl);
     } else {
-        build(st, best, st->strategy == 1, out);
+        build(st, best, bk, out);
     }
     return ERR_OK;
 }
