@@ -12,6 +12,7 @@
     X(echo) \
     X(checkmate) \
     X(revolve) \
+    X(join) \
     X(fastsa)
 
 #define X(name) extern const SolverClass solver_##name;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/chain_dp.h"
 #include "solvers/revolve.h"
 #include "src/sim.h"
 #include "src/solver.h"
@@ -71,6 +72,11 @@ typedef struct {
     long long *F;     /* Opt0 table, (L+1) x (LMAX+1) */
     int *S;
     int best_c;
+    /* heterogeneous model (model=heterogeneous, or auto with unequal stages) */
+    int hetero;
+    ChainDP dp;
+    int64_t bucket;   /* bytes per memory bucket */
+    int best_m;       /* buckets of the last chosen plan */
 } Revolve;
 
 static void emit_fwd(const Solver *s, int a, int b, Plan *out)
@@ -129,6 +135,138 @@ static void build(const Solver *s, int c, Plan *out)
     const Revolve *st = s->state;
     plan_reset(out);
     rev(s, 0, st->L, c, out);
+}
+
+static void revolve_release(Solver *s);
+
+/* Per-stage figures for the heterogeneous DP: forward cost, the size of the
+ * value crossing out of the stage (what a checkpoint holds) and the rest of
+ * the stage's forward values (its tape). Memory is cut into mem_resolution
+ * buckets of ceil(all forward bytes / mem_resolution) bytes each. */
+static int hetero_prepare(Solver *s, Err *e)
+{
+    Revolve *st = s->state;
+    const Graph *g = s->g;
+    const char *model = solver_opt_str(s, "model");
+    long long R;
+    if (solver_opt_int(s, "mem_resolution", &R, e))
+        return e->code;
+    if (R < 1 || R > 4096)
+        return err_set(e, ERR_USAGE, "revolve: mem_resolution=%lld: expected 1..4096", R);
+    if (strcmp(model, "auto") && strcmp(model, "homogeneous") && strcmp(model, "heterogeneous"))
+        return err_set(e, ERR_USAGE,
+                       "revolve: model=%s: expected auto, homogeneous or heterogeneous", model);
+    int L = st->L;
+    double *uf = xcalloc((size_t)L, sizeof *uf);
+    int64_t *xb = xcalloc((size_t)L, sizeof *xb), *all = xcalloc((size_t)L, sizeof *all);
+    int64_t total = 0;
+    for (int i = 0; i < st->n_order; i++) {
+        int v = st->order[i];
+        if (g->nodes[v].phase != PHASE_FWD)
+            continue;
+        int k = st->stage_of[v];
+        uf[k] += g->nodes[v].cost;
+        all[k] += g->nodes[v].size;
+        total += g->nodes[v].size;
+        for (int q = g->out_off[v]; q < g->out_off[v + 1]; q++) {
+            int w = g->out_idx[q];
+            if (g->nodes[w].phase == PHASE_FWD && st->stage_of[w] > k) {
+                xb[k] += g->nodes[v].size;   /* crosses into a later stage */
+                break;
+            }
+        }
+    }
+    int differ = 0;
+    for (int k = 1; k < L; k++)
+        differ |= uf[k] != uf[0] || all[k] != all[0] || (k < L - 1 && xb[k] != xb[0]);
+    st->hetero = !strcmp(model, "heterogeneous") || (!strcmp(model, "auto") && differ);
+    int rc = ERR_OK;
+    if (st->hetero) {
+        if ((double)L * L * L * (double)R > 4e9) {
+            rc = err_set(e, ERR_UNSUPPORTED,
+                         "revolve: %d stages x %lld buckets is too large for the heterogeneous "
+                         "DP; lower mem_resolution or use model=homogeneous", L, R);
+        } else {
+            st->bucket = total / R + (total % R != 0);
+            if (st->bucket < 1)
+                st->bucket = 1;
+            int *x = xcalloc((size_t)L, sizeof *x), *tp = xcalloc((size_t)L, sizeof *tp);
+            for (int k = 0; k < L; k++) {
+                x[k] = (int)((xb[k] + st->bucket - 1) / st->bucket);
+                int64_t rest = all[k] - xb[k];
+                tp[k] = (int)((rest + st->bucket - 1) / st->bucket);
+            }
+            rc = chaindp_build(&st->dp, L, (int)R, uf, x, tp, 1, NULL, e);
+            free(x);
+            free(tp);
+        }
+    }
+    free(uf);
+    free(xb);
+    free(all);
+    return rc;
+}
+
+typedef struct {
+    const Solver *s;
+    Plan *out;
+} Emit;
+
+static void emit_fwd(const Solver *s, int a, int b, Plan *out);
+static void emit_bwd(const Solver *s, int k, Plan *out);
+
+static void hetero_emit(void *ctx, int stage, int bwd)
+{
+    Emit *em = ctx;
+    if (bwd)
+        emit_bwd(em->s, stage, em->out);
+    else
+        emit_fwd(em->s, stage, stage + 1, em->out);
+}
+
+/* Every bucket count whose DP value is finite gives one candidate; keep
+ * the cheapest whose simulated peak fits, else the lowest peak. */
+static int hetero_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Revolve *st = s->state;
+    Plan tmp;
+    plan_init(&tmp);
+    int best = -1, fits = 0;
+    int64_t bpeak = 0;
+    double bcost = 0, prev = -1;
+    for (int m = 0; m <= st->dp.R; m++) {
+        if (progress_cancelled(p)) {
+            plan_done(&tmp);
+            return err_set(e, ERR_CANCELLED, "revolve: cancelled");
+        }
+        double h = chaindp_cost(&st->dp, 0, st->L, m);
+        if (h >= CHAIN_DP_INF || h == prev)
+            continue;   /* same DP value: the same strategy, skip the simulation */
+        prev = h;
+        plan_reset(&tmp);
+        Emit em = {s, &tmp};
+        chaindp_walk(&st->dp, 0, st->L, m, hetero_emit, &em);
+        Sim sim;
+        if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
+            plan_done(&tmp);
+            return e->code;
+        }
+        int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
+        if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
+            (!f && !fits && sim.peak < bpeak)) {
+            best = m;
+            bpeak = sim.peak;
+            bcost = sim.cost;
+            fits = f;
+        }
+        sim_done(&sim);
+    }
+    plan_done(&tmp);
+    st->best_m = best;
+    plan_reset(out);
+    Emit em = {s, out};
+    chaindp_walk(&st->dp, 0, st->L, best, hetero_emit, &em);
+    return ERR_OK;
 }
 
 static int revolve_prepare(Solver *s, Err *e)
@@ -224,7 +362,12 @@ static int revolve_prepare(Solver *s, Err *e)
     }
     fill(L, C, st->F, st->S);
     s->state = st;
-    return ERR_OK;
+    int rc = hetero_prepare(s, e);
+    if (rc) {
+        revolve_release(s);
+        s->state = NULL;
+    }
+    return rc;
 }
 
 /* Peak grows with the slot count; try every count (L is small) and keep the
@@ -232,6 +375,8 @@ static int revolve_prepare(Solver *s, Err *e)
 static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Revolve *st = s->state;
+    if (st->hetero)
+        return hetero_solve(s, budget, out, p, e);
     Plan tmp;
     plan_init(&tmp);
     int best = -1;
@@ -283,7 +428,11 @@ static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *
     const Revolve *st = s->state;
     const Graph *g = s->g;
     char buf[128];
-    snprintf(buf, sizeof buf, "revolve: %d stages, %d slots", st->L, st->best_c);
+    if (st->hetero)
+        snprintf(buf, sizeof buf, "revolve (heterogeneous): %d stages, %d of %d buckets of %lld B",
+                 st->L, st->best_m, st->dp.R, (long long)st->bucket);
+    else
+        snprintf(buf, sizeof buf, "revolve: %d stages, %d slots", st->L, st->best_c);
     overlay_set_title(out, buf);
     for (int k = 0; k < st->L; k++) {
         int cnt = 0, last = -1;
@@ -314,11 +463,17 @@ static void revolve_release(Solver *s)
         free(st->order);
         free(st->F);
         free(st->S);
+        chaindp_free(&st->dp);
     }
     free(st);
 }
 
-static const SolverParam params[] = {{NULL, NULL, NULL}};
+static const SolverParam params[] = {
+    {"model", "auto",
+     "homogeneous (Opt0 on slots), heterogeneous (DP over per-stage costs and sizes with "
+     "discretised memory) or auto (heterogeneous when stages differ)"},
+    {"mem_resolution", "64", "memory buckets of the heterogeneous DP (all forward bytes / this)"},
+    {NULL, NULL, NULL}};
 
 const SolverClass solver_revolve = {
     .name = "revolve",

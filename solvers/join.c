@@ -1,0 +1,530 @@
+/* join.c — Beaumont et al. 2020's checkpointing for join graphs: k chains
+ * of stages (the branches) meeting at a join node, then the loss. The
+ * branches are found by removing the join and its descendants (the "turn")
+ * and taking the connected components of the forward part; each branch is
+ * cut into stages where one value crosses (as revolve does). join_dp.c
+ * gives the canonical strategy (which branch to advance, how far, and how
+ * many slots each reversal gets); the slot count is searched so the
+ * simulated peak meets the budget. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/join_dp.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+#define JOIN_MAX_FWD 8192
+#define JOIN_MAX_CELLS 20000000L
+
+typedef struct {
+    int *v, n, cap;
+} List;
+
+static void list_push(List *l, int v)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->v = xreallocarray(l->v, (size_t)l->cap, sizeof *l->v);
+    }
+    l->v[l->n++] = v;
+}
+
+typedef struct {
+    int k;
+    int len[JOIN_KMAX];
+    int first[JOIN_KMAX];   /* group index of branch b's stage 0 */
+    int n_groups;           /* sum of len */
+    List *fwd, *bwd;        /* per group, topological order */
+    List tail_fwd, tail_bwd, final;
+    int join_node;
+    JoinDP dp;
+    int cmin, best_c;       /* best_c = 0: the plain sweep was kept */
+    int strategy;           /* 0 optimal, 1 naive, 2 min-memory */
+    int best_kind;          /* 0 DP, 1 naive, 2 sweep: the last plan's */
+} Join;
+
+static void emit_list(const List *l, Plan *out)
+{
+    for (int i = 0; i < l->n; i++)
+        plan_push(out, l->v[i]);
+}
+
+static void emit_fwd(const Join *st, int b, int a, int z, Plan *out)
+{
+    for (int i = a; i < z; i++)
+        emit_list(&st->fwd[st->first[b] + i], out);
+}
+
+/* Revolve reversal of branch b's stages [a, z) with c slots (c = 0 only
+ * when z = a + 1); recursion depth bounded by c. */
+static void rev(const Join *st, int b, int a, int z, int c, Plan *out)
+{
+    if (c >= z - a || z - a == 1) {
+        emit_fwd(st, b, a, z, out);
+        for (int i = z - 1; i >= a; i--)
+            emit_list(&st->bwd[st->first[b] + i], out);
+        return;
+    }
+    while (z - a > 1) {
+        if (c == 1) {
+            emit_fwd(st, b, a, z, out);
+            emit_list(&st->bwd[st->first[b] + z - 1], out);
+            z--;
+            continue;
+        }
+        int j = joindp_opt0_split(&st->dp, z - a, c);
+        emit_fwd(st, b, a, a + j, out);
+        rev(st, b, a + j, z, c - 1, out);
+        z = a + j;
+    }
+    emit_fwd(st, b, a, z, out);
+    emit_list(&st->bwd[st->first[b] + a], out);
+}
+
+typedef struct {
+    int m, a, j, s;
+} Level;
+
+/* The canonical strategy for c slots: the forward phase walks down the DP
+ * choices (advance j stages of branch m), the turn runs, then the levels
+ * are unwound, each reversing its j stages. naive: every branch in one
+ * piece, in index order. Returns -1 when c is below what the DP allows. */
+static int build(const Join *st, int c, int naive, Plan *out)
+{
+    plan_reset(out);
+    int rem[JOIN_KMAX], pos[JOIN_KMAX];
+    for (int b = 0; b < st->k; b++) {
+        rem[b] = st->len[b];
+        pos[b] = 0;
+    }
+    if (naive ? c < st->cmin : joindp_cost(&st->dp, rem, c) >= JOIN_DP_INF)
+        return -1;
+    Level *lv = xmallocarray((size_t)st->n_groups + 1, sizeof *lv);
+    int nl = 0, cc = c;
+    for (;;) {
+        int m = -1, j = 0;
+        if (naive) {
+            for (int b = 0; b < st->k && m < 0; b++)
+                if (rem[b]) {
+                    m = b;
+                    j = rem[b];
+                }
+        } else {
+            size_t at = (size_t)joindp_index(&st->dp, rem) * (size_t)(st->dp.C + 1) +
+                        (size_t)(cc > st->dp.C ? st->dp.C : cc);
+            int ch = st->dp.choice[at];
+            if (ch >= 0) {
+                m = ch / 65536;
+                j = ch % 65536;
+            }
+        }
+        if (m < 0)
+            break;
+        emit_fwd(st, m, pos[m], pos[m] + j, out);
+        lv[nl++] = (Level){m, pos[m], j, cc - (st->k - 1)};
+        pos[m] += j;
+        rem[m] -= j;
+        cc--;
+    }
+    emit_list(&st->tail_fwd, out);
+    emit_list(&st->tail_bwd, out);
+    for (int i = nl - 1; i >= 0; i--) {
+        int cr = lv[i].j == 1 ? 0 : lv[i].s - 2;
+        if (cr < 1 && lv[i].j > 1)
+            cr = 1;
+        rev(st, lv[i].m, lv[i].a, lv[i].a + lv[i].j, cr, out);
+    }
+    emit_list(&st->final, out);
+    free(lv);
+    return 0;
+}
+
+static void join_release(Solver *s)
+{
+    Join *st = s->state;
+    if (!st)
+        return;
+    for (int i = 0; i < st->n_groups; i++) {
+        free(st->fwd[i].v);
+        free(st->bwd[i].v);
+    }
+    free(st->fwd);
+    free(st->bwd);
+    free(st->tail_fwd.v);
+    free(st->tail_bwd.v);
+    free(st->final.v);
+    joindp_free(&st->dp);
+    free(st);
+    s->state = NULL;
+}
+
+static int find(int *uf, int x)
+{
+    while (uf[x] != x)
+        x = uf[x] = uf[uf[x]];
+    return x;
+}
+
+/* Find the join: the first forward node, after the first, that is an
+ * ancestor or descendant of every other forward node. */
+static int find_join(const Graph *g, const int *fw, int nf, const int *fpos, int *jpos, Err *e)
+{
+    size_t W = ((size_t)nf + 63) / 64;
+    uint64_t *anc = xcalloc((size_t)nf * W, sizeof *anc);
+    int *nanc = xcalloc((size_t)nf, sizeof *nanc), *ndesc = xcalloc((size_t)nf, sizeof *ndesc);
+    for (int i = 0; i < nf; i++) {
+        int v = fw[i];
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int u = g->in_idx[q];
+            if (fpos[u] < 0)
+                continue;
+            uint64_t *a = anc + (size_t)i * W, *b = anc + (size_t)fpos[u] * W;
+            for (size_t w = 0; w < W; w++)
+                a[w] |= b[w];
+            a[fpos[u] / 64] |= (uint64_t)1 << (fpos[u] % 64);
+        }
+        for (int p = 0; p < i; p++)
+            if (anc[(size_t)i * W + (size_t)p / 64] >> (p % 64) & 1) {
+                nanc[i]++;
+                ndesc[p]++;
+            }
+    }
+    int found = -1;
+    for (int i = 0; i < nf && found < 0; i++)
+        if (nanc[i] == i && ndesc[i] == nf - 1 - i) {
+            if (i == 0) {
+                free(anc), free(nanc), free(ndesc);
+                return err_set(e, ERR_UNSUPPORTED,
+                               "join: forward part has no branches: node '%s' comes before every "
+                               "other forward node, so the forward part does not start as separate branches (use revolve)",
+                               g->nodes[fw[0]].id);
+            }
+            found = i;
+        }
+    free(anc);
+    free(nanc);
+    free(ndesc);
+    if (found < 0)
+        return err_set(e, ERR_UNSUPPORTED,
+                       "join: no forward node joins all branches (the forward part does not "
+                       "meet at one node before the loss)");
+    *jpos = found;
+    return ERR_OK;
+}
+
+static int join_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    int n = g->n, nb = 0, nf = 0;
+    const char *strat = solver_opt_str(s, "strategy");
+    int strategy = !strcmp(strat, "optimal") ? 0 : !strcmp(strat, "naive") ? 1
+                 : !strcmp(strat, "min-memory") ? 2 : -1;
+    if (strategy < 0)
+        return err_set(e, ERR_USAGE, "join: strategy=%s: expected optimal, naive or min-memory",
+                       strat);
+    for (int v = 0; v < n; v++) {
+        nb += g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0;
+        nf += g->nodes[v].phase == PHASE_FWD;
+    }
+    if (!nb)
+        return err_set(e, ERR_UNSUPPORTED, "join: not a training graph (no bwd node with grad_of)");
+    if (nf > JOIN_MAX_FWD)
+        return err_set(e, ERR_UNSUPPORTED, "join: %d forward nodes, more than %d", nf, JOIN_MAX_FWD);
+    int *fw = xmallocarray((size_t)nf + 1, sizeof *fw), *fpos = xmallocarray((size_t)n, sizeof *fpos);
+    nf = 0;
+    for (int t = 0; t < n; t++) {
+        int v = g->topo[t];
+        fpos[v] = -1;
+        if (g->nodes[v].phase == PHASE_FWD) {
+            fpos[v] = nf;
+            fw[nf++] = v;
+        }
+    }
+    int jp = -1, rc = find_join(g, fw, nf, fpos, &jp, e);
+    if (rc) {
+        free(fw), free(fpos);
+        return rc;
+    }
+    /* branches: components of the forward nodes before the join */
+    int *uf = xmallocarray((size_t)jp, sizeof *uf);
+    for (int i = 0; i < jp; i++)
+        uf[i] = i;
+    for (int i = 0; i < jp; i++)
+        for (int q = g->in_off[fw[i]]; q < g->in_off[fw[i] + 1]; q++) {
+            int u = g->in_idx[q];
+            if (fpos[u] >= 0 && fpos[u] < jp)
+                uf[find(uf, fpos[u])] = find(uf, i);
+        }
+    int *comp = xmallocarray((size_t)jp, sizeof *comp), k = 0;
+    int root_b[JOIN_KMAX + 1];
+    for (int i = 0; i < jp; i++) {
+        int r = find(uf, i), b = -1;
+        for (int q = 0; q < k; q++)
+            if (root_b[q] == r)
+                b = q;
+        if (b < 0) {
+            if (k == JOIN_KMAX) {
+                const char *id = g->nodes[fw[jp]].id;
+                free(fw), free(fpos), free(uf), free(comp);
+                return err_set(e, ERR_UNSUPPORTED, "join: more than %d branches meet at '%s'",
+                               JOIN_KMAX, id);
+            }
+            root_b[k] = r;
+            b = k++;
+        }
+        comp[i] = b;
+    }
+    free(uf);
+    if (k < 2) {
+        const char *id = g->nodes[fw[jp]].id;
+        free(fw), free(fpos), free(comp);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "join: the forward part before '%s' is one connected piece, not separate "
+                       "branches (use revolve)", id);
+    }
+    Join *st = xcalloc(1, sizeof *st);
+    s->state = st;
+    st->k = k;
+    st->strategy = strategy;
+    st->join_node = fw[jp];
+    /* stages per branch: cut where exactly one value (or graph input,
+     * from its first reader in the branch to its last) crosses */
+    int *gstage = xmallocarray((size_t)n, sizeof *gstage);  /* node -> group, -1 tail */
+    int *left = xcalloc((size_t)n, sizeof *left);
+    for (int v = 0; v < n; v++)
+        gstage[v] = -1;
+    int *stage_in = xmallocarray((size_t)n, sizeof *stage_in);
+    for (int v = 0; v < n; v++)
+        stage_in[v] = -1;
+    for (int b = 0; b < k; b++) {
+        memset(left, 0, (size_t)n * sizeof *left);
+        int crossing = 0, stage = 0, last = -1;
+        for (int i = 0; i < jp; i++) {
+            if (comp[i] != b)
+                continue;
+            int v = fw[i];
+            stage_in[v] = stage;
+            last = v;
+            for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+                int u = g->in_idx[q];
+                if (g->nodes[u].phase == PHASE_INPUT && left[u] == 0 && stage_in[u] != -2 - b) {
+                    stage_in[u] = -2 - b;   /* first reader in this branch */
+                    for (int r = g->out_off[u]; r < g->out_off[u + 1]; r++) {
+                        int w = g->out_idx[r];
+                        left[u] += fpos[w] >= 0 && fpos[w] < jp && comp[fpos[w]] == b;
+                    }
+                    crossing++;
+                }
+                if ((g->nodes[u].phase == PHASE_INPUT || (fpos[u] >= 0 && fpos[u] < jp)) &&
+                    --left[u] == 0)
+                    crossing--;
+            }
+            for (int q = g->out_off[v]; q < g->out_off[v + 1]; q++)
+                left[v] += g->nodes[g->out_idx[q]].phase == PHASE_FWD;
+            if (left[v])
+                crossing++;
+            if (crossing == 1)
+                stage++;
+        }
+        st->len[b] = stage_in[last] + 1;
+    }
+    st->n_groups = 0;
+    for (int b = 0; b < k; b++) {
+        st->first[b] = st->n_groups;
+        st->n_groups += st->len[b];
+    }
+    st->fwd = xcalloc((size_t)st->n_groups, sizeof *st->fwd);
+    st->bwd = xcalloc((size_t)st->n_groups, sizeof *st->bwd);
+    for (int i = 0; i < jp; i++)
+        gstage[fw[i]] = st->first[comp[i]] + stage_in[fw[i]];
+    /* assign every non-input node; -1 tail, -2 final */
+    for (int t = 0; t < n; t++) {
+        int v = g->topo[t];
+        const Node *nd = &g->nodes[v];
+        if (nd->phase == PHASE_INPUT)
+            continue;
+        if (nd->phase == PHASE_FWD && gstage[v] >= 0) {
+            list_push(&st->fwd[gstage[v]], v);
+            continue;
+        }
+        if (nd->phase == PHASE_FWD || nd->phase == PHASE_LOSS) {
+            list_push(&st->tail_fwd, v);
+            continue;
+        }
+        if (nd->grad_of >= 0 && g->nodes[nd->grad_of].phase == PHASE_FWD &&
+            gstage[nd->grad_of] >= 0) {
+            gstage[v] = gstage[nd->grad_of];
+            list_push(&st->bwd[gstage[v]], v);
+            continue;
+        }
+        int reads_branch = 0;
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int u = g->in_idx[q];
+            reads_branch |= g->nodes[u].phase == PHASE_BWD && gstage[u] != -1;
+        }
+        gstage[v] = reads_branch ? -2 : -1;
+        list_push(reads_branch ? &st->final : &st->tail_bwd, v);
+    }
+    free(left);
+    free(stage_in);
+    free(gstage);
+    free(comp);
+    free(fw);
+    free(fpos);
+    st->cmin = join_min_slots(k, st->len);
+    int C = st->n_groups + 2 * k + 2;
+    if (joindp_build(&st->dp, k, st->len, C, JOIN_MAX_CELLS)) {
+        join_release(s);
+        return err_set(e, ERR_UNSUPPORTED, "join: %d branches with %d stages: DP table too large",
+                       k, st->n_groups);
+    }
+    /* the largest-slot schedule must be valid; otherwise the grouping of
+     * backward nodes does not fit this graph */
+    Plan tmp;
+    plan_init(&tmp);
+    build(st, C, 0, &tmp);
+    Sim sim;
+    Err se;
+    err_clear(&se);
+    rc = sim_run(g, tmp.steps, tmp.T, &sim, &se);
+    plan_done(&tmp);
+    if (rc) {
+        join_release(s);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "join: backward nodes do not follow the branches' stages (%s)", se.msg);
+    }
+    sim_done(&sim);
+    return ERR_OK;
+}
+
+/* Candidates: the DP (or naive) schedule for every slot count from
+ * Theorem 3.3's minimum up, and the plain sweep (no recomputation); the
+ * cheapest whose simulated peak fits wins, else the lowest peak. */
+static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Join *st = s->state;
+    Plan tmp;
+    plan_init(&tmp);
+    int best = -1, fits = 0;
+    int64_t bpeak = 0;
+    double bcost = 0;
+    int hi = st->strategy == 2 ? st->cmin : st->dp.C;
+    int lo = st->strategy == 0 ? 0 : st->cmin;
+    /* candidate (c, kind): kind 0 the DP, 1 naive, 2 the plain sweep; the
+     * optimal strategy also tries naive schedules, since the DP's slot
+     * model does not see the simulator's bytes */
+    int bk = -1;
+    for (int c = hi; c >= lo; c--)
+        for (int kind = 0; kind < 3; kind++) {
+            if (progress_cancelled(p)) {
+                plan_done(&tmp);
+                return err_set(e, ERR_CANCELLED, "join: cancelled");
+            }
+            if (kind == 2 ? (c != lo || st->strategy == 2)
+                          : kind != (st->strategy == 1) && st->strategy != 0)
+                continue;
+            if (kind < 2 && c < st->cmin)
+                continue;
+            if (kind == 2) {
+                int T;
+                int *bl = sim_baseline_order(s->g, &T);
+                plan_reset(&tmp);
+                for (int i = 0; i < T; i++)
+                    plan_push(&tmp, bl[i]);
+                free(bl);
+            } else if (build(st, c, kind, &tmp)) {
+                continue;
+            }
+            Sim sim;
+            if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
+                plan_done(&tmp);
+                return e->code;
+            }
+            int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
+            if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
+                (!f && !fits && sim.peak < bpeak)) {
+                best = c;
+                bk = kind;
+                bpeak = sim.peak;
+                bcost = sim.cost;
+                fits = f;
+            }
+            sim_done(&sim);
+        }
+    plan_done(&tmp);
+    st->best_c = bk == 2 ? 0 : best;
+    st->best_kind = bk;
+    if (bk == 2) {
+        int T;
+        int *bl = sim_baseline_order(s->g, &T);
+        plan_reset(out);
+        for (int i = 0; i < T; i++)
+            plan_push(out, bl[i]);
+        free(bl);
+    } else {
+        build(st, best, bk, out);
+    }
+    return ERR_OK;
+}
+
+/* The tables stay in state: a new budget re-runs the slot scan only. */
+static int join_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
+                        Err *e)
+{
+    (void)prev;
+    return join_solve(s, budget, out, p, e);
+}
+
+static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const Join *st = s->state;
+    const Graph *g = s->g;
+    char buf[256];
+    int k = snprintf(buf, sizeof buf, "join at '%s': %d branches (", g->nodes[st->join_node].id,
+                     st->k);
+    for (int b = 0; b < st->k && k < (int)sizeof buf; b++)
+        k += snprintf(buf + k, sizeof buf - (size_t)k, "%s%d", b ? "+" : "", st->len[b]);
+    if (k < (int)sizeof buf) {
+        if (st->best_c > 0)
+            snprintf(buf + k, sizeof buf - (size_t)k,
+                     " stages), %d slots; Theorem 3.3 minimum %d slots", st->best_c, st->cmin);
+        else
+            snprintf(buf + k, sizeof buf - (size_t)k,
+                     " stages), no recomputation; Theorem 3.3 minimum %d slots", st->cmin);
+    }
+    overlay_set_title(out, buf);
+    for (int b = 0; b < st->k; b++)
+        for (int i = 0; i < st->len[b]; i++) {
+            const List *l = &st->fwd[st->first[b] + i];
+            snprintf(buf, sizeof buf, "branch %d stage %d: %d nodes", b + 1, i + 1, l->n);
+            int gi = overlay_add(out, OVERLAY_SEGMENT, buf, -1, 0);
+            for (int q = 0; q < l->n; q++)
+                overlay_add_node(out, gi, l->v[q]);
+        }
+    int gi = overlay_add(out, OVERLAY_SEGMENT, "turn: join, loss and their backward", -1, 0);
+    for (int q = 0; q < st->tail_fwd.n; q++)
+        overlay_add_node(out, gi, st->tail_fwd.v[q]);
+    return ERR_OK;
+}
+
+static const SolverParam params[] = {
+    {"strategy", "optimal",
+     "optimal (the join DP), naive (each branch advanced in one piece, in order) or min-memory "
+     "(Theorem 3.3's smallest slot count only)"},
+    {NULL, NULL, NULL}};
+
+const SolverClass solver_join = {
+    .name = "join",
+    .title = "Join graphs: k chains meeting at a join (Beaumont et al. 2020 DP, Theorem 3.3)",
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
+    .params = params,
+    .prepare = join_prepare,
+    .solve = join_solve,
+    .resolve = join_resolve,
+    .describe = join_describe,
+    .release = join_release,
+};

@@ -1,0 +1,329 @@
+/* test_join.c — the join-graph DP (Theorem 3.3's minimum, the k = 1 case
+ * against revolve's Opt0), the heterogeneous chain DP against a top-down
+ * brute force from its definition and against Opt0, and the join and
+ * heterogeneous revolve solvers end to end: plans re-validated by the
+ * independent checker, budgets met, refusals with their reason. */
+#include "tests/unit/testutil.h"
+#include "tests/unit/brute.h"
+
+#include "solvers/chain_dp.h"
+#include "solvers/join_dp.h"
+#include "solvers/revolve.h"
+#include "src/transform.h"
+
+/* smallest c for which the DP finds any strategy */
+static int dp_min(const JoinDP *d, const int *len)
+{
+    for (int c = 0; c <= d->C; c++)
+        if (joindp_cost(d, len, c) < JOIN_DP_INF)
+            return c;
+    return -1;
+}
+
+static void test_min_slots(void **state)
+{
+    (void)state;
+    for (int k = 2; k <= 3; k++)
+        for (int code = 0; code < (k == 2 ? 25 : 125); code++) {
+            int len[3] = {code % 5, code / 5 % 5, code / 25};
+            JoinDP d;
+            assert_int_equal(joindp_build(&d, k, len, 20, 1L << 24), 0);
+            assert_int_equal(dp_min(&d, len), join_min_slots(k, len));
+            joindp_free(&d);
+        }
+    /* the paper's figures: two chains need 5 slots, three need 7 */
+    int two[2] = {5, 25}, three[3] = {10, 10, 10}, one1[2] = {1, 6}, none[3] = {0, 0, 0};
+    assert_int_equal(join_min_slots(2, two), 5);
+    assert_int_equal(join_min_slots(3, three), 7);
+    assert_int_equal(join_min_slots(2, one1), 4);   /* a branch of length 1 saves one */
+    assert_int_equal(join_min_slots(3, none), 3);   /* only the turn */
+}
+
+/* one branch: the join recurrence is Opt0 with two more slots (the
+ * backward value and the working value) and the last stage run once more */
+static void test_k1_is_opt0(void **state)
+{
+    (void)state;
+    for (int l = 1; l <= 20; l++) {
+        JoinDP d;
+        assert_int_equal(joindp_build(&d, 1, &l, 10, 1L << 24), 0);
+        for (int c = 1; c <= 8; c++) {
+            assert_true(joindp_cost(&d, &l, c + 2) == (double)(revolve_opt0(l, c) + 1));
+            assert_int_equal(joindp_opt0(&d, l, c), revolve_opt0(l, c));
+        }
+        joindp_free(&d);
+    }
+}
+
+/* heterogeneous DP straight from its definition, top down, no table */
+static double hbrute(const double *uf, const int *x, const int *tp, int s, int t, int m)
+{
+    int xs = s > 0 ? x[s - 1] : 0;
+    if (m < xs)
+        return CHAIN_DP_INF;
+    double sum = 0;
+    for (int q = s; q < t; q++)
+        sum += uf[q];
+    if (t - s == 1)
+        return uf[s];
+    double best = sum + hbrute(uf, x, tp, s, t - 1, m);
+    for (int r = s + 1; r < t; r++) {
+        double a = hbrute(uf, x, tp, r, t, m - xs);
+        if (a >= CHAIN_DP_INF)
+            continue;
+        double pre = 0;
+        for (int q = s; q < r; q++)
+            pre += uf[q];
+        double v = pre + a + hbrute(uf, x, tp, s, r, m);
+        if (v < best)
+            best = v;
+    }
+    if (tp && m - xs - tp[s] >= 0) {
+        double a = hbrute(uf, x, tp, s + 1, t, m - xs - tp[s]);
+        if (a < CHAIN_DP_INF && uf[s] + a < best)
+            best = uf[s] + a;
+    }
+    return best;
+}
+
+static void test_chaindp(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int trial = 0; trial < 30; trial++) {
+        int L = 2 + trial % 5;
+        double uf[8];
+        int x[8], tp[8];
+        for (int i = 0; i < L; i++) {
+            seed = seed * 1103515245u + 12345u;
+            uf[i] = 1 + (seed >> 16) % 5;
+            x[i] = 1 + (seed >> 8) % 3;
+            tp[i] = (seed >> 4) % 3;
+        }
+        for (int tape = 0; tape <= 1; tape++) {
+            ChainDP d;
+            Err e;
+            err_clear(&e);
+            assert_int_equal(chaindp_build(&d, L, 12, uf, x, tp, tape, NULL, &e), ERR_OK);
+            for (int m = 0; m <= 12; m++)
+                for (int s = 0; s < L; s++)
+                    for (int t = s + 1; t <= L; t++)
+                        assert_true(chaindp_cost(&d, s, t, m) ==
+                                    hbrute(uf, x, tape ? tp : NULL, s, t, m));
+            chaindp_free(&d);
+        }
+    }
+    /* equal stages without the tape option: exactly Opt0 (m counts slots) */
+    double uf[30];
+    int x[30], tp[30];
+    for (int i = 0; i < 30; i++)
+        uf[i] = 1, x[i] = 1, tp[i] = 0;
+    ChainDP d;
+    Err e;
+    err_clear(&e);
+    assert_int_equal(chaindp_build(&d, 30, 8, uf, x, tp, 0, NULL, &e), ERR_OK);
+    for (int l = 1; l <= 30; l++)
+        for (int c = 1; c <= 8; c++)
+            assert_true(chaindp_cost(&d, 30 - l, 30, c - (l == 30)) == (double)revolve_opt0(l, c));
+    chaindp_free(&d);
+}
+
+static Graph *load(const char *path)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_load(path, &e);
+    if (!g)
+        fail_msg("%s: %s", path, e.msg);
+    return g;
+}
+
+/* plan at budget b (or none) re-validated; returns cost, -1 if over */
+static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *peak)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "strategy=%s", strategy);
+    const char *opts[] = {opt, NULL};
+    Plan pl;
+    int rc = tu_solve(g, "join", b, &pl, opts);
+    assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+    if (pl.T == 0) {   /* refused up front: below the graph's smallest peak */
+        assert_int_equal(rc, ERR_OVER_BUDGET);
+        plan_done(&pl);
+        *peak = -1;
+        return -1;
+    }
+    double c;
+    int64_t pk = tu_check_peak(g, pl.steps, pl.T, &c);
+    assert_true(pk >= 0);
+    assert_int_equal(pk, pl.peak);
+    *peak = pk;
+    plan_done(&pl);
+    if (rc == ERR_OVER_BUDGET)
+        return -1;
+    assert_true(b == PLAN_NO_BUDGET || pk <= b);
+    return c;
+}
+
+static void check_join_graph(const char *path, int branches)
+{
+    Graph *g = load(path);
+    int64_t bpk, pk, pk2;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    assert_true(plan_at(g, "optimal", PLAN_NO_BUDGET, &pk) == bcost);
+    int64_t prev = bpk + 1;
+    for (int pct = 90; pct >= 50; pct -= 10) {
+        int64_t b = bpk * pct / 100;
+        double c = plan_at(g, "optimal", b, &pk);
+        double cn = plan_at(g, "naive", b, &pk2);
+        if (cn >= 0)
+            assert_true(c >= 0 && c <= cn);   /* never worse than per-branch plans */
+        if (c >= 0)
+            assert_true(pk <= prev || pk <= b);
+        prev = pk;
+    }
+    /* min-memory: the lowest peak of all strategies */
+    double cm = plan_at(g, "min-memory", PLAN_NO_BUDGET, &pk);
+    assert_true(cm > bcost && pk < bpk);
+    Err e;
+    err_clear(&e);
+    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
+    assert_non_null(s);
+    Plan pl;
+    plan_init(&pl);
+    assert_int_equal(solver_plan(s, pk, NULL, &pl, NULL, &e), ERR_OK);
+    assert_true(pl.peak <= pk);
+    Overlay o;
+    overlay_init(&o);
+    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    char want[64];
+    snprintf(want, sizeof want, "%d branches", branches);
+    assert_non_null(strstr(o.title, want));
+    assert_non_null(strstr(o.title, "Theorem 3.3 minimum"));
+    assert_non_null(strstr(o.groups[0].label, "branch 1 stage 1"));
+    int covered = 0;
+    for (int i = 0; i < o.n; i++) {
+        assert_int_equal(o.groups[i].kind, OVERLAY_SEGMENT);
+        covered += o.groups[i].n;
+    }
+    int cnt[PHASE_COUNT];
+    graph_phase_counts(g, cnt);
+    assert_int_equal(covered, cnt[PHASE_FWD] + cnt[PHASE_LOSS]);  /* every forward node once */
+    overlay_done(&o);
+    plan_done(&pl);
+    solver_free(s);
+    graph_free(g);
+}
+
+static void test_join3(void **state)
+{
+    (void)state;
+    check_join_graph("samples/join3.json", 3);
+    /* join3: branches 5, 4, 6 -> Theorem 3.3: 3 + 3 + 1 = 7 slots */
+    int len[3] = {5, 4, 6};
+    assert_int_equal(join_min_slots(3, len), 7);
+}
+
+static void test_siamese(void **state)
+{
+    (void)state;
+    check_join_graph("samples/models/siamese.json", 2);
+}
+
+/* two unit chains of 3 meeting at j: small enough for the exact search */
+static void test_join_vs_brute(void **state)
+{
+    (void)state;
+    Graph *f = tu_graph("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_make_training(f, &e);
+    assert_non_null(g);
+    int64_t bpk, pk;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    for (int64_t b = bpk; b > 0; b--) {
+        double opt = brute_optimum(g, b, NULL, NULL);
+        double c = plan_at(g, "optimal", b, &pk);
+        if (c >= 0)
+            assert_true(c >= opt && opt >= 0);   /* brute is the true optimum */
+        if (b == bpk)
+            assert_true(c == opt);
+    }
+    graph_free(g);
+    graph_free(f);
+}
+
+static void test_refuse(void **state)
+{
+    (void)state;
+    const char *files[] = {"samples/skip.json", "samples/chain32.json"};
+    for (int i = 0; i < 2; i++) {
+        Graph *g = load(files[i]);
+        Err e;
+        err_clear(&e);
+        assert_null(solver_new(solver_find("join"), g, NULL, &e));
+        assert_int_equal(e.code, ERR_UNSUPPORTED);
+        assert_non_null(strstr(e.msg, "not start as separate branches"));
+        graph_free(g);
+    }
+    Graph *g = load("samples/kumar_fig1.json");
+    Err e;
+    err_clear(&e);
+    assert_null(solver_new(solver_find("join"), g, NULL, &e));
+    assert_non_null(strstr(e.msg, "not a training graph"));
+    graph_free(g);
+}
+
+/* heterogeneous revolve on a tiny chain of unequal values: every plan is
+ * valid, meets its budget, and costs no less than the exact optimum */
+static void test_hetero_revolve(void **state)
+{
+    (void)state;
+    Graph *f = tu_graph("!x; a=3:x; b=1:a; c=4:b; d=1:c; e=2:d; h=1:e");
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_make_training(f, &e);
+    assert_non_null(g);
+    int64_t bpk, pk;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    const char *opts[] = {"model=heterogeneous", "mem_resolution=64", NULL};
+    int got = 0;
+    for (int64_t b = bpk; b > 0; b--) {
+        Plan pl;
+        int rc = tu_solve(g, "revolve", b, &pl, opts);
+        if (rc == ERR_OK) {
+            double c;
+            pk = tu_check_peak(g, pl.steps, pl.T, &c);
+            assert_true(pk >= 0 && pk <= b);
+            double opt = brute_optimum(g, b, NULL, NULL);
+            assert_true(opt >= 0 && c >= opt);
+            if (b == bpk)
+                assert_true(c == bcost);
+            got++;
+        } else {
+            assert_int_equal(rc, ERR_OVER_BUDGET);
+        }
+        plan_done(&pl);
+    }
+    assert_true(got >= 3);
+    graph_free(g);
+    graph_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_min_slots),
+        cmocka_unit_test(test_k1_is_opt0),
+        cmocka_unit_test(test_chaindp),
+        cmocka_unit_test(test_join3),
+        cmocka_unit_test(test_siamese),
+        cmocka_unit_test(test_join_vs_brute),
+        cmocka_unit_test(test_refuse),
+        cmocka_unit_test(test_hetero_revolve),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
