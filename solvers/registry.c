@@ -12,7 +12,8 @@
     X(echo) \
     X(checkmate) \
     X(revolve) \
-    X(fastsa)
+    X(fastsa) \
+    X(twremat)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
