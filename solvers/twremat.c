@@ -37,7 +37,9 @@
 
 /* Schedules up to this many steps are kept; longer ones are rebuilt when
  * chosen (generation is deterministic and linear in the output). */
+#ifndef KEEP_STEPS
 #define KEEP_STEPS (1 << 20)
+#endif
 #define DEPTH_GUARD 64
 
 static const SolverParam params[] = {
