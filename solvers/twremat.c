@@ -137,7 +137,7 @@ static int cmp_pair(const void *a, const void *b)
 static void twr(Gen *G, int c, const int *S, int nS, int depth);
 
 /* Pairs grouped by child component: one recursive call per group. */
-static void run_groups(Gen *G, int c, Pair *pr, int np, int depth)
+static void run_groups(Gen *G, Pair *pr, int np, int depth)
 {
     if (!np)
         return;
@@ -150,7 +150,6 @@ static void run_groups(Gen *G, int c, Pair *pr, int np, int depth)
         twr(G, pr[i].child, set, ns, depth + 1);
         i = j;
     }
-    (void)c;
     free(set);
 }
 
@@ -223,13 +222,13 @@ static void twr(Gen *G, int c, const int *S, int nS, int depth)
         np = 0;
         for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
             add_pair(st, c, g->in_idx[q], &pr, &np, &pcap);
-        run_groups(G, c, pr, np, depth);
+        run_groups(G, pr, np, depth);
         emit(G, v);
     }
     np = 0;
     for (int i = 0; i < nS; i++)
         add_pair(st, c, S[i], &pr, &np, &pcap);
-    run_groups(G, c, pr, np, depth);
+    run_groups(G, pr, np, depth);
     free(pr);
     free(L);
 }
