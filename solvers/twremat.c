@@ -1,0 +1,612 @@
+/* twremat.c — TWRemat (Kumar et al. 2019, Algorithm 1): rematerialization
+ * by divide and conquer over a tree decomposition.
+ *
+ * prepare: the undirected graph of the non-input nodes (inputs are resident
+ * and never scheduled, so they constrain nothing) is decomposed by min-fill
+ * (treedec.c), shrunk by Lemma 1, and its bag tree cut recursively at
+ * balanced separator bags (Lemma 3). The separators do not depend on what a
+ * call must compute, so they are found once: the recursion of Algorithm 1
+ * follows the centroid decomposition of the bag tree, and a node is a
+ * "separator node" of exactly one centroid, the shallowest bag holding it
+ * (the bags holding a node are connected, so that bag is unique). The node
+ * set V' of a component is then the nodes owned inside its centroid
+ * subtree, tested in O(1) through Euler-tour intervals.
+ *
+ * A call (component c, set S to compute) computes, in topological order,
+ * the separator nodes of c that S needs (Algorithm 1 computes all of X*;
+ * the unneeded ones only cost time and memory), each right after computing
+ * its inputs in every child component by a recursive call, then S's other
+ * nodes per child component. Below k bags (TWRemat(k), §4) the ancestors
+ * of S inside V' are run once in topological order instead. The recursion
+ * depth is the centroid depth, < log2(bags) + 2, and is checked.
+ *
+ * The algorithm has no budget. To serve one, schedules for a descending
+ * list of k are generated once, simulated (sim.c), and cached in the
+ * state; a budget picks the cheapest whose simulated peak fits, else the
+ * lowest peak. Smaller k recurses deeper and is longer; the scan stops at
+ * the first k whose schedule exceeds max_steps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/treedec.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+/* Schedules up to this many steps are kept; longer ones are rebuilt when
+ * chosen (generation is deterministic and linear in the output). */
+#ifndef KEEP_STEPS
+#define KEEP_STEPS (1 << 20)
+#endif
+#define DEPTH_GUARD 64
+
+static const SolverParam params[] = {
+    {"k", "auto",
+     "stop recursing in components of fewer than k bags (1 = full Algorithm 1); "
+     "auto: scan k and keep the cheapest schedule whose peak meets the budget"},
+    {"max_steps", "5000000", "refuse schedules longer than this many steps"},
+    {NULL, NULL, NULL},
+};
+
+typedef struct {
+    int k;
+    int too_long;       /* generation stopped at max_steps */
+    int64_t peak;
+    double cost;
+    int T;
+    int *steps;         /* NULL when T > KEEP_STEPS: rebuilt on demand */
+} Cand;
+
+typedef struct {
+    int m;              /* non-input nodes = vertices */
+    int *vert_node;     /* vertex -> node */
+    TreeDec td;         /* over vertices */
+    int *cpar, *cdepth, *csize;
+    int top, maxdepth;
+    int *tin, *tout;    /* centroid-tree Euler intervals, per bag */
+    int *owner;         /* node -> bag it is a separator node of; -1 inputs */
+    int *sep_off, *sep; /* per bag: nodes it owns, topological order */
+    int *rank;          /* node -> position in the graph's topological order */
+    long long kopt;     /* 0: auto */
+    long long max_steps;
+    Cand *cand;
+    int ncand, ndone;   /* candidates listed / generated so far */
+    int chosen;         /* index into cand of the last solve, -1 none */
+} TW;
+
+/* ---- the recursion ---------------------------------------------------- */
+
+typedef struct {
+    const Graph *g;
+    const TW *st;
+    int k;
+    long long max_steps;
+    int *out;
+    int T, cap;
+    int over, cancelled, deep;
+    Progress *p;
+    int *stamp;
+    int gen;
+} Gen;
+
+typedef struct {
+    int child;
+    int node;
+    int rank;
+} Pair;
+
+static int in_component(const TW *st, int c, int v)
+{
+    int b = st->owner[v];
+    return b >= 0 && st->tin[c] <= st->tin[b] && st->tin[b] < st->tout[c];
+}
+
+/* The child component of c (a centroid below c) that holds bag b. */
+static int child_toward(const TW *st, int c, int b)
+{
+    while (st->cpar[b] != c)
+        b = st->cpar[b];
+    return b;
+}
+
+static void emit(Gen *G, int v)
+{
+    if (G->T >= G->max_steps) {
+        G->over = 1;
+        return;
+    }
+    if (G->T == G->cap) {
+        G->cap = G->cap ? 2 * G->cap : 1024;
+        G->out = xreallocarray(G->out, (size_t)G->cap, sizeof *G->out);
+    }
+    G->out[G->T++] = v;
+    if ((G->T & 0xffff) == 0 && progress_cancelled(G->p))
+        G->cancelled = 1;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const Pair *x = a, *y = b;
+    if (x->child != y->child)
+        return x->child < y->child ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void twr(Gen *G, int c, const int *S, int nS, int depth);
+
+/* Pairs grouped by child component: one recursive call per group. */
+static void run_groups(Gen *G, Pair *pr, int np, int depth)
+{
+    if (!np)
+        return;
+    qsort(pr, (size_t)np, sizeof *pr, cmp_pair);
+    int *set = xmallocarray((size_t)np, sizeof *set);
+    for (int i = 0; i < np && !G->over && !G->cancelled;) {
+        int j = i, ns = 0;
+        while (j < np && pr[j].child == pr[i].child)
+            set[ns++] = pr[j++].node;
+        twr(G, pr[i].child, set, ns, depth + 1);
+        i = j;
+    }
+    free(set);
+}
+
+/* Add (child, u) for u in V'(c) outside c's own separator nodes. */
+static void add_pair(const TW *st, int c, int u, Pair **pr, int *np, int *cap)
+{
+    if (st->owner[u] == c || !in_component(st, c, u))
+        return;
+    xgrow((void **)pr, cap, *np + 1, sizeof **pr);
+    (*pr)[*np].child = child_toward(st, c, st->owner[u]);
+    (*pr)[*np].node = u;
+    (*pr)[*np].rank = st->rank[u];
+    (*np)++;
+}
+
+/* Algorithm 1 on component c (V' = nodes owned in c's centroid subtree):
+ * compute every node of S. Inputs of V' from outside it are separator
+ * nodes of enclosing calls, already computed (Lemma 4). */
+static void twr(Gen *G, int c, const int *S, int nS, int depth)
+{
+    const TW *st = G->st;
+    const Graph *g = G->g;
+    if (G->over || G->cancelled || !nS)
+        return;
+    if (depth > st->maxdepth || depth > DEPTH_GUARD) {
+        G->deep = 1;    /* cannot happen: centroid depths are logarithmic */
+        return;
+    }
+    /* what S needs inside V': its ancestors there, S included */
+    int gen = ++G->gen;
+    int cap = nS + 16, nl = 0;
+    int *L = xmallocarray((size_t)cap, sizeof *L);
+    for (int i = 0; i < nS; i++)
+        if (G->stamp[S[i]] != gen) {
+            G->stamp[S[i]] = gen;
+            L[nl++] = S[i];
+        }
+    for (int i = 0; i < nl; i++) {
+        int v = L[i];
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int u = g->in_idx[q];
+            if (G->stamp[u] == gen || !in_component(st, c, u))
+                continue;
+            G->stamp[u] = gen;
+            xgrow((void **)&L, &cap, nl + 1, sizeof *L);
+            L[nl++] = u;
+        }
+    }
+    if (st->csize[c] < G->k) {
+        /* TWRemat(k) base case: one topological pass */
+        Pair *ord = xmallocarray((size_t)nl, sizeof *ord);
+        for (int i = 0; i < nl; i++)
+            ord[i] = (Pair){.child = 0, .node = L[i], .rank = st->rank[L[i]]};
+        qsort(ord, (size_t)nl, sizeof *ord, cmp_pair);
+        for (int i = 0; i < nl && !G->over; i++)
+            emit(G, ord[i].node);
+        free(ord);
+        free(L);
+        return;
+    }
+    /* separator nodes S needs, in topological order (sep is sorted) */
+    int nneed = 0;
+    for (int q = st->sep_off[c]; q < st->sep_off[c + 1]; q++)
+        if (G->stamp[st->sep[q]] == gen)
+            L[nneed++] = st->sep[q];   /* L's closure is no longer needed */
+    Pair *pr = NULL;
+    int np = 0, pcap = 0;
+    for (int i = 0; i < nneed && !G->over && !G->cancelled; i++) {
+        int v = L[i];
+        np = 0;
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
+            add_pair(st, c, g->in_idx[q], &pr, &np, &pcap);
+        run_groups(G, pr, np, depth);
+        emit(G, v);
+    }
+    np = 0;
+    for (int i = 0; i < nS; i++)
+        add_pair(st, c, S[i], &pr, &np, &pcap);
+    run_groups(G, pr, np, depth);
+    free(pr);
+    free(L);
+}
+
+/* Schedule for TWRemat(k) into *out (owned by the caller). Returns ERR_OK,
+ * ERR_LIMIT (longer than max_steps) or ERR_CANCELLED. */
+static int generate(const Solver *s, int k, Progress *p, int **out, int *T)
+{
+    const TW *st = s->state;
+    const Graph *g = s->g;
+    Gen G = {.g = g, .st = st, .k = k, .max_steps = st->max_steps, .p = p};
+    G.stamp = xcalloc((size_t)g->n, sizeof *G.stamp);
+    int *S = xmallocarray((size_t)g->n_outputs + 1, sizeof *S);
+    int nS = 0;
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->nodes[g->outputs[i]].phase != PHASE_INPUT)
+            S[nS++] = g->outputs[i];
+    twr(&G, st->top, S, nS, 0);
+    free(S);
+    free(G.stamp);
+    *out = G.out;
+    *T = G.T;
+    if (G.cancelled)
+        return ERR_CANCELLED;
+    if (G.over || G.deep)
+        return ERR_LIMIT;
+    return ERR_OK;
+}
+
+/* ---- prepare ---------------------------------------------------------- */
+
+static int tw_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    long long kopt = 0, max_steps = 0;
+    const char *kv = solver_opt_str(s, "k");
+    if (strcmp(kv, "auto") != 0) {
+        if (solver_opt_int(s, "k", &kopt, e))
+            return ERR_USAGE;
+        if (kopt < 1)
+            return err_set(e, ERR_USAGE, "twremat: k=%s: expected auto or a bag count >= 1", kv);
+    }
+    if (solver_opt_int(s, "max_steps", &max_steps, e))
+        return ERR_USAGE;
+    if (max_steps < 1 || max_steps > 1000000000LL)
+        return err_set(e, ERR_USAGE, "twremat: max_steps=%lld: expected 1 .. 1000000000",
+                       max_steps);
+    int n = g->n, m = 0;
+    int *node_vert = xmallocarray((size_t)n, sizeof *node_vert);
+    for (int v = 0; v < n; v++)
+        node_vert[v] = g->nodes[v].phase == PHASE_INPUT ? -1 : m++;
+    if (m == 0) {
+        free(node_vert);
+        return err_set(e, ERR_UNSUPPORTED, "twremat: the graph has only input nodes");
+    }
+    if (m > TREEDEC_MAX_N) {
+        free(node_vert);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "twremat: %d nodes to schedule, more than the %d the tree decomposition "
+                       "handles", m, TREEDEC_MAX_N);
+    }
+    TW *st = xcalloc(1, sizeof *st);
+    st->m = m;
+    st->kopt = kopt;
+    st->max_steps = max_steps;
+    st->chosen = -1;
+    st->vert_node = xmallocarray((size_t)m, sizeof *st->vert_node);
+    for (int v = 0; v < n; v++)
+        if (node_vert[v] >= 0)
+            st->vert_node[node_vert[v]] = v;
+    /* undirected graph over vertices; each edge listed from its head */
+    int *off = xcalloc((size_t)m + 1, sizeof *off);
+    for (int v = 0; v < n; v++)
+        if (node_vert[v] >= 0)
+            for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
+                if (node_vert[g->in_idx[q]] >= 0)
+                    off[node_vert[v] + 1]++;
+    for (int x = 0; x < m; x++)
+        off[x + 1] += off[x];
+    int *adj = xmallocarray((size_t)off[m] + 1, sizeof *adj);
+    int *fp = xmallocarray((size_t)m, sizeof *fp);
+    memcpy(fp, off, (size_t)m * sizeof *fp);
+    for (int v = 0; v < n; v++)
+        if (node_vert[v] >= 0)
+            for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
+                if (node_vert[g->in_idx[q]] >= 0)
+                    adj[fp[node_vert[v]]++] = node_vert[g->in_idx[q]];
+    free(fp);
+    treedec_init(&st->td);
+    int rc = treedec_min_fill(m, off, adj, &st->td, NULL, e);
+    free(off);
+    free(adj);
+    if (rc) {
+        free(node_vert);
+        free(st->vert_node);
+        free(st);
+        return rc;
+    }
+    treedec_shrink(&st->td);
+    int B = st->td.nbags;
+    st->cpar = xmallocarray((size_t)B, sizeof *st->cpar);
+    st->cdepth = xmallocarray((size_t)B, sizeof *st->cdepth);
+    st->csize = xmallocarray((size_t)B, sizeof *st->csize);
+    st->top = treedec_centroids(&st->td, st->cpar, st->cdepth, st->csize);
+    for (int b = 0; b < B; b++)
+        if (st->cdepth[b] + 1 > st->maxdepth)
+            st->maxdepth = st->cdepth[b] + 1;
+    /* Euler intervals of the centroid tree (explicit stack) */
+    int *choff = xcalloc((size_t)B + 1, sizeof *choff);
+    for (int b = 0; b < B; b++)
+        if (st->cpar[b] >= 0)
+            choff[st->cpar[b] + 1]++;
+    for (int b = 0; b < B; b++)
+        choff[b + 1] += choff[b];
+    int *ch = xmallocarray((size_t)B + 1, sizeof *ch);
+    fp = xmallocarray((size_t)B, sizeof *fp);
+    memcpy(fp, choff, (size_t)B * sizeof *fp);
+    for (int b = 0; b < B; b++)
+        if (st->cpar[b] >= 0)
+            ch[fp[st->cpar[b]]++] = b;
+    st->tin = xmallocarray((size_t)B, sizeof *st->tin);
+    st->tout = xmallocarray((size_t)B, sizeof *st->tout);
+    int *stack = xmallocarray((size_t)B * 2 + 2, sizeof *stack);
+    int sp = 0, clock = 0;
+    stack[sp++] = st->top;
+    stack[sp++] = 0;   /* 0: enter, 1: leave */
+    while (sp) {
+        int phase = stack[--sp], b = stack[--sp];
+        if (phase) {
+            st->tout[b] = clock;
+            continue;
+        }
+        st->tin[b] = clock++;
+        stack[sp++] = b;
+        stack[sp++] = 1;
+        for (int q = choff[b]; q < choff[b + 1]; q++) {
+            stack[sp++] = ch[q];
+            stack[sp++] = 0;
+        }
+    }
+    free(stack);
+    free(choff);
+    free(ch);
+    free(fp);
+    /* owner: the shallowest bag holding the node */
+    st->owner = xmallocarray((size_t)n, sizeof *st->owner);
+    for (int v = 0; v < n; v++)
+        st->owner[v] = -1;
+    for (int b = 0; b < B; b++)
+        for (int q = st->td.off[b]; q < st->td.off[b + 1]; q++) {
+            int v = st->vert_node[st->td.nodes[q]];
+            if (st->owner[v] < 0 || st->cdepth[b] < st->cdepth[st->owner[v]])
+                st->owner[v] = b;
+        }
+    st->rank = xmallocarray((size_t)n, sizeof *st->rank);
+    for (int t = 0; t < n; t++)
+        st->rank[g->topo[t]] = t;
+    st->sep_off = xcalloc((size_t)B + 1, sizeof *st->sep_off);
+    for (int v = 0; v < n; v++)
+        if (st->owner[v] >= 0)
+            st->sep_off[st->owner[v] + 1]++;
+    for (int b = 0; b < B; b++)
+        st->sep_off[b + 1] += st->sep_off[b];
+    st->sep = xmallocarray((size_t)m, sizeof *st->sep);
+    fp = xmallocarray((size_t)B, sizeof *fp);
+    memcpy(fp, st->sep_off, (size_t)B * sizeof *fp);
+    for (int t = 0; t < n; t++) {
+        int v = g->topo[t];
+        if (st->owner[v] >= 0)
+            st->sep[fp[st->owner[v]]++] = v;
+    }
+    free(fp);
+    free(node_vert);
+    /* candidate k, largest first: every k past the bag count is one
+     * topological pass; then ~x1.5 steps down to 1 */
+    int nc = 0, kc[80];
+    for (long long k = 1; k <= B && nc < 70;) {
+        kc[nc++] = (int)k;
+        long long nk = k < 4 ? k + 1 : (k * 3 + 1) / 2;
+        k = nk;
+    }
+    kc[nc++] = B + 1;
+    if (kopt) {
+        nc = 1;
+        kc[0] = kopt > B + 1 ? B + 1 : (int)kopt;
+    }
+    st->cand = xcalloc((size_t)nc, sizeof *st->cand);
+    for (int i = 0; i < nc; i++)
+        st->cand[i].k = kc[nc - 1 - i];
+    st->ncand = nc;
+    s->state = st;
+    return ERR_OK;
+}
+
+/* ---- solve ------------------------------------------------------------ */
+
+/* Generate and simulate the candidates not done yet (an earlier solve may
+ * have been cancelled halfway). */
+static int fill_cands(Solver *s, Progress *p, Err *e)
+{
+    TW *st = s->state;
+    int stopped = 0;
+    for (int i = 0; i < st->ndone; i++)
+        stopped |= st->cand[i].too_long;
+    for (; st->ndone < st->ncand; st->ndone++) {
+        Cand *c = &st->cand[st->ndone];
+        if (stopped) {
+            c->too_long = 1;    /* a smaller k than one already too long */
+            continue;
+        }
+        progress_set(p, 0.5 + 0.5 * st->ndone / st->ncand);
+        int *steps = NULL, T = 0;
+        int rc = generate(s, c->k, p, &steps, &T);
+        if (rc == ERR_CANCELLED) {
+            free(steps);
+            return err_set(e, ERR_CANCELLED, "twremat: cancelled");
+        }
+        if (rc == ERR_LIMIT) {
+            free(steps);
+            c->too_long = stopped = 1;
+            continue;
+        }
+        Sim sim;
+        if ((rc = sim_run(s->g, steps, T, &sim, e)) != ERR_OK) {
+            free(steps);
+            return rc;   /* a bug: Lemma 4 says the schedule is valid */
+        }
+        c->peak = sim.peak;
+        c->cost = sim.cost;
+        c->T = T;
+        sim_done(&sim);
+        if (T <= KEEP_STEPS)
+            c->steps = steps;
+        else
+            free(steps);
+    }
+    return ERR_OK;
+}
+
+static int tw_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    TW *st = s->state;
+    int rc = fill_cands(s, p, e);
+    if (rc)
+        return rc;
+    int best = -1, bfits = 0;
+    for (int i = 0; i < st->ncand; i++) {
+        const Cand *c = &st->cand[i];
+        if (c->too_long)
+            continue;
+        int fits = budget != PLAN_NO_BUDGET && c->peak <= budget;
+        int better;
+        if (best < 0)
+            better = 1;
+        else if (fits != bfits)
+            better = fits;
+        else if (fits)
+            better = c->cost < st->cand[best].cost ||
+                     (c->cost == st->cand[best].cost && c->peak < st->cand[best].peak);
+        else   /* no budget, or nothing fits: the lowest peak, then cheaper */
+            better = c->peak < st->cand[best].peak ||
+                     (c->peak == st->cand[best].peak && c->cost < st->cand[best].cost);
+        if (better) {
+            best = i;
+            bfits = fits;
+        }
+    }
+    if (best < 0)
+        return err_set(e, ERR_LIMIT,
+                       "twremat: the schedule for k=%d is longer than max_steps=%lld "
+                       "(each recursion level repeats work); use a larger k or raise max_steps",
+                       st->cand[0].k, st->max_steps);
+    st->chosen = best;
+    plan_reset(out);
+    const Cand *c = &st->cand[best];
+    if (c->steps) {
+        for (int t = 0; t < c->T; t++)
+            plan_push(out, c->steps[t]);
+        return ERR_OK;
+    }
+    int *steps = NULL, T = 0;
+    rc = generate(s, c->k, p, &steps, &T);
+    if (rc == ERR_OK)
+        for (int t = 0; t < T; t++)
+            plan_push(out, steps[t]);
+    free(steps);
+    if (rc == ERR_CANCELLED)
+        return err_set(e, rc, "twremat: cancelled");
+    return rc ? err_set(e, rc, "twremat: schedule for k=%d could not be rebuilt", c->k) : ERR_OK;
+}
+
+/* The decomposition and every candidate's figures stay in the state: a new
+ * budget only re-picks among them. */
+static int tw_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
+{
+    (void)prev;
+    return tw_solve(s, budget, out, p, e);
+}
+
+/* ---- describe --------------------------------------------------------- */
+
+static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const TW *st = s->state;
+    int B = st->td.nbags;
+    int k = st->chosen >= 0 ? st->cand[st->chosen].k : 1;
+    int levels = 0;
+    for (int b = 0; b < B; b++)
+        if (st->csize[b] >= k && st->cdepth[b] + 1 > levels)
+            levels = st->cdepth[b] + 1;
+    char buf[160];
+    snprintf(buf, sizeof buf, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels",
+             B, st->td.width, k, levels);
+    overlay_set_title(out, buf);
+    out->width = st->td.width;
+    int base = out->n;
+    for (int b = 0; b < B; b++) {
+        snprintf(buf, sizeof buf, "bag %d: %d nodes", b, st->td.off[b + 1] - st->td.off[b]);
+        int gi = overlay_add(out, OVERLAY_BAG, buf,
+                             st->td.parent[b] >= 0 ? base + st->td.parent[b] : -1,
+                             st->cdepth[b]);
+        for (int q = st->td.off[b]; q < st->td.off[b + 1]; q++)
+            overlay_add_node(out, gi, st->vert_node[st->td.nodes[q]]);
+    }
+    /* separators the chosen k recursed through, parent = enclosing one */
+    int *gid = xmallocarray((size_t)B + 1, sizeof *gid);
+    int *order = xmallocarray((size_t)B + 1, sizeof *order);
+    for (int b = 0; b < B; b++)
+        order[st->tin[b]] = b;   /* preorder: parents first */
+    for (int i = 0; i < B; i++) {
+        int b = order[i];
+        gid[b] = -1;
+        if (st->csize[b] < k)
+            continue;
+        snprintf(buf, sizeof buf, "separator, level %d: %d nodes of bag %d (component of %d bags)",
+                 st->cdepth[b], st->sep_off[b + 1] - st->sep_off[b], b, st->csize[b]);
+        int par = st->cpar[b] >= 0 ? gid[st->cpar[b]] : -1;
+        gid[b] = overlay_add(out, OVERLAY_SEPARATOR, buf, par, st->cdepth[b]);
+        for (int q = st->sep_off[b]; q < st->sep_off[b + 1]; q++)
+            overlay_add_node(out, gid[b], st->sep[q]);
+    }
+    free(gid);
+    free(order);
+    return ERR_OK;
+}
+
+static void tw_release(Solver *s)
+{
+    TW *st = s->state;
+    if (!st)
+        return;
+    treedec_done(&st->td);
+    free(st->vert_node);
+    free(st->cpar);
+    free(st->cdepth);
+    free(st->csize);
+    free(st->tin);
+    free(st->tout);
+    free(st->owner);
+    free(st->sep_off);
+    free(st->sep);
+    free(st->rank);
+    for (int i = 0; i < st->ncand; i++)
+        free(st->cand[i].steps);
+    free(st->cand);
+    free(st);
+}
+
+const SolverClass solver_twremat = {
+    .name = "twremat",
+    .title = "TWRemat: divide and conquer over a min-fill tree decomposition (Kumar et al. 2019)",
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
+    .params = params,
+    .prepare = tw_prepare,
+    .solve = tw_solve,
+    .resolve = tw_resolve,
+    .describe = tw_describe,
+    .release = tw_release,
+};
