@@ -466,6 +466,17 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     } else {
         build(st, best, bk, out);
     }
+    if (!fits)
+        /* solver_plan puts the measured figures in front of this reason */
+        return st->best_c
+                   ? err_set(e, ERR_OVER_BUDGET,
+                             "Theorem 3.3: the join needs at least %d slots; the lowest peak "
+                             "came with %d",
+                             st->cmin, st->best_c)
+                   : err_set(e, ERR_OVER_BUDGET,
+                             "Theorem 3.3: the join needs at least %d slots; the lowest peak "
+                             "came without recomputation",
+                             st->cmin);
     return ERR_OK;
 }
 

@@ -188,7 +188,9 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
         rc = s->cls->resolve(s, budget, prev, out, p, e);
     else
         rc = s->cls->solve(s, budget, out, p, e);
-    if (rc && rc != ERR_OVER_BUDGET) {
+    /* an over-budget answer with no schedule at all (a proof of
+     * infeasibility under the solver's model) keeps the solver's message */
+    if ((rc && rc != ERR_OVER_BUDGET) || (rc == ERR_OVER_BUDGET && out->T == 0)) {
         plan_reset(out);
         return rc;
     }
@@ -205,8 +207,14 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
         char b1[32], b2[32];
         fmt_bytes_plain(budget, b1, sizeof b1);
         fmt_bytes_plain(out->peak, b2, sizeof b2);
-        return err_set(e, ERR_OVER_BUDGET, "%s found no plan within budget %s; smallest peak found %s",
-                       s->cls->name, b1, b2);
+        /* a solver that knows why (a proven minimum under its model) said
+         * so; keep its reason after the measured figures */
+        char why[ERR_MSG_MAX / 2] = "";
+        if (rc == ERR_OVER_BUDGET && e && e->msg[0])
+            snprintf(why, sizeof why, " (%.400s)", e->msg);
+        return err_set(e, ERR_OVER_BUDGET,
+                       "%s found no plan within budget %s; smallest peak found %s%s", s->cls->name,
+                       b1, b2, why);
     }
     err_clear(e);
     return ERR_OK;
