@@ -12,7 +12,9 @@
     X(echo) \
     X(checkmate) \
     X(revolve) \
-    X(fastsa)
+    X(fastsa) \
+    X(kusumoto_exact) \
+    X(kusumoto_approx)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
