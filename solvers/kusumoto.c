@@ -192,6 +192,8 @@ static int build_front(Solver *s, Progress *p, Err *e)
         int64_t nb = pk - 1;
         if (B - step < nb)
             nb = B - step;
+        if (nb >= B)
+            nb = B - 1;   /* always progress, even were pk above B */
         B = nb < bmin ? bmin : nb;
     }
     int *chain = NULL;
