@@ -300,7 +300,7 @@ static void kus_release(Solver *s)
 
 static const SolverParam params_exact[] = {
     COMMON_PARAMS,
-    {"max_lower_sets", "20000", "refuse graphs whose forward part has more lower sets"},
+    {"max_lower_sets", "10000", "refuse graphs whose forward part has more lower sets"},
     {NULL, NULL, NULL},
 };
 

@@ -10,7 +10,7 @@
  *
  * A KusFamily holds the lower sets the DP may use: every lower set
  * (exact) or the pruned family {ancestors of v} ∪ {∅, F} (approx), sorted
- * by size so that L ⊊ L' implies index(L) < index(L').
+ * by (M(L), |L|) so that L ⊊ L' implies index(L) < index(L').
  *
  * The DP's memory model is the paper's eq. (2), on forward value sizes:
  *   M(i) = M(U_{i-1}) + 2 M(V_i) + M(δ+(L_i) \ L_i) + M(δ−(δ+(L_i)) \ L_i)
@@ -44,6 +44,8 @@ typedef struct KusFamily {
     int64_t *A;         /* M(δ+(L) \ L) + M(δ−(δ+(L)) \ L) */
     int *bd_off, *bd;   /* ∂(L) as forward indices (CSR) */
     int *mx_off, *mx;   /* maximal elements of L (CSR): L ⊆ L' iff all are in L' */
+    int *hslot;         /* exact family only: hash of the sets, for lookups */
+    int hslots;
 } KusFamily;
 
 /* The family of g's forward part: approx = 0 for every lower set (refused

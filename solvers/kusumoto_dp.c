@@ -232,6 +232,80 @@ static void set_stats(const Graph *g, KusFamily *f)
     free(stB);
 }
 
+typedef struct {
+    int64_t S;
+    int cnt, idx;
+} SetKey;
+
+static int cmp_setkey(const void *a, const void *b)
+{
+    const SetKey *x = a, *y = b;
+    if (x->S != y->S)
+        return x->S < y->S ? -1 : 1;
+    if (x->cnt != y->cnt)
+        return x->cnt < y->cnt ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Order sets by (M(L), |L|): a proper subset still comes first (its size
+ * is no larger and it has fewer nodes), and the sets a DP transition into
+ * L' may start from at model budget B, those with 2(M(L') - M(L)) + A(L')
+ * <= B, form a suffix of the sets before L'. ∅ stays first, F last. */
+static void sort_sets(KusFamily *f)
+{
+    int N = f->N, W = f->words;
+    SetKey *key = xmallocarray((size_t)N, sizeof *key);
+    for (int L = 0; L < N; L++) {
+        key[L] = (SetKey){0, 0, L};
+        const uint64_t *b = f->bits + (size_t)L * (size_t)W;
+        for (int w = 0; w < W; w++)
+            for (uint64_t m = b[w]; m; m &= m - 1) {
+                key[L].S += f->fsize[w * 64 + __builtin_ctzll(m)];
+                key[L].cnt++;
+            }
+    }
+    qsort(key, (size_t)N, sizeof *key, cmp_setkey);
+    uint64_t *bits = xmallocarray((size_t)N * (size_t)W, sizeof *bits);
+    for (int L = 0; L < N; L++)
+        memcpy(bits + (size_t)L * (size_t)W, f->bits + (size_t)key[L].idx * (size_t)W,
+               (size_t)W * sizeof *bits);
+    free(f->bits);
+    f->bits = bits;
+    free(key);
+}
+
+/* Index of the exact family's set with these bits, -1 when none. */
+static int family_find(const KusFamily *f, const uint64_t *b)
+{
+    size_t mask = (size_t)f->hslots - 1;
+    size_t s = (size_t)hash_set(b, f->words) & mask;
+    size_t wb = (size_t)f->words * sizeof *b;
+    while (f->hslot[s] >= 0) {
+        if (!memcmp(f->bits + (size_t)f->hslot[s] * (size_t)f->words, b, wb))
+            return f->hslot[s];
+        s = (s + 1) & mask;
+    }
+    return -1;
+}
+
+static void family_index(KusFamily *f)
+{
+    int ns = 1024;
+    while (ns < 2 * f->N)
+        ns *= 2;
+    f->hslots = ns;
+    f->hslot = xmallocarray((size_t)ns, sizeof *f->hslot);
+    for (int i = 0; i < ns; i++)
+        f->hslot[i] = -1;
+    for (int L = 0; L < f->N; L++) {
+        size_t s = (size_t)hash_set(f->bits + (size_t)L * (size_t)f->words, f->words) &
+                   (size_t)(ns - 1);
+        while (f->hslot[s] >= 0)
+            s = (s + 1) & (size_t)(ns - 1);
+        f->hslot[s] = L;
+    }
+}
+
 KusFamily *kus_family_new(const Graph *g, int approx, long max_sets, Err *e)
 {
     KusFamily *f = xcalloc(1, sizeof *f);
@@ -262,13 +336,16 @@ KusFamily *kus_family_new(const Graph *g, int approx, long max_sets, Err *e)
         if (!f->bits) {
             kus_family_free(f);
             err_set(e, ERR_UNSUPPORTED,
-                    "kusumoto-exact: the forward part has %d+ lower sets, which exceeds the "
-                    "limit max_lower_sets=%ld; use kusumoto-approx",
-                    N, max_sets);
+                    "kusumoto-exact: the forward part's count of lower sets (more than %d "
+                    "found) exceeds the limit max_lower_sets=%ld; use kusumoto-approx",
+                    N - 1, max_sets);
             return NULL;
         }
     }
     f->N = N;
+    sort_sets(f);
+    if (!approx)
+        family_index(f);
     set_stats(g, f);
     return f;
 }
@@ -290,6 +367,7 @@ void kus_family_free(KusFamily *f)
     free(f->bd);
     free(f->mx_off);
     free(f->mx);
+    free(f->hslot);
     free(f);
 }
 
@@ -395,17 +473,70 @@ int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Pr
     lab[nlab++] = (Lab){0, 0, -1, -1};
     off[1] = 1;
     minm[0] = 0;
+    int *preds = xmallocarray((size_t)N, sizeof *preds);
+    int *stack = NULL, *stamp = NULL;
+    uint64_t *tmp = NULL;
+    if (f->hslot) {
+        stack = xmallocarray((size_t)N, sizeof *stack);
+        stamp = xmallocarray((size_t)N, sizeof *stamp);
+        tmp = xmallocarray((size_t)f->words, sizeof *tmp);
+        for (int i = 0; i < N; i++)
+            stamp[i] = -1;
+    }
     int cancelled = 0;
     for (int j = 1; j < N; j++) {
         if ((j & 63) == 0 && progress_cancelled(p)) {
             cancelled = 1;
             break;
         }
-        for (int i = 0; i < j && f->cnt[i] < f->cnt[j]; i++) {
+        int np = 0;
+        if (B < f->A[j]) {
+            /* not even L' itself fits */
+        } else if (f->hslot) {
+            /* Exact family: walk down from L' by removing maximal elements.
+             * Every lower set inside L' is reached, and none outside;
+             * removing more only raises 2 (S[j] - S[i]), so a set over the
+             * budget ends its branch. */
+            int sp = 0;
+            stack[sp++] = j;
+            while (sp) {
+                int X = stack[--sp];
+                const uint64_t *xb = f->bits + (size_t)X * (size_t)f->words;
+                for (int q = f->mx_off[X]; q < f->mx_off[X + 1]; q++) {
+                    int x = f->mx[q];
+                    if (2 * (f->S[j] - f->S[X] + f->fsize[x]) + f->A[j] > B)
+                        continue;
+                    memcpy(tmp, xb, (size_t)f->words * sizeof *tmp);
+                    tmp[x >> 6] &= ~((uint64_t)1 << (x & 63));
+                    int Y = family_find(f, tmp);
+                    if (Y < 0 || stamp[Y] == j)
+                        continue;
+                    stamp[Y] = j;
+                    stack[sp++] = Y;
+                    preds[np++] = Y;
+                }
+            }
+        } else {
+            /* first set with 2 (S[j] - S[i]) + A[j] <= B */
+            int64_t smin = f->S[j] - (B - f->A[j]) / 2;
+            int lo = 0, hi = j;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (f->S[mid] < smin)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (int i = lo; i < j; i++)
+                if (f->cnt[i] < f->cnt[j] && is_subset(f, i, j))
+                    preds[np++] = i;
+        }
+        for (int q = 0; q < np; q++) {
+            int i = preds[q];
             if (off[i + 1] == off[i])
                 continue;
             int64_t base = 2 * (f->S[j] - f->S[i]) + f->A[j];
-            if (minm[i] + base > B || !is_subset(f, i, j))
+            if (minm[i] + base > B)
                 continue;
             int64_t bm;
             double bc;
@@ -462,6 +593,10 @@ int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Pr
             *chain = c;
         }
     }
+    free(preds);
+    free(stack);
+    free(stamp);
+    free(tmp);
     free(off);
     free(minm);
     free(lab);
