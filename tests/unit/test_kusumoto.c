@@ -200,6 +200,7 @@ static void each_chain(const Tiny *t, ChainFn fn, void *ctx)
 typedef struct {
     int64_t B;
     double best;        /* least overhead with peak ≤ B, -1 none */
+    double worst;       /* most overhead with peak ≤ B */
     int64_t peaks[4096];
     int np;
     int chains;
@@ -216,6 +217,8 @@ static void best_at(const Tiny *t, const uint32_t *ch, int k, void *ctx)
         b->peaks[b->np++] = pk;
     if (pk <= b->B && (b->best < 0 || c < b->best))
         b->best = c;
+    if (pk <= b->B && c > b->worst)
+        b->worst = c;
 }
 
 /* Every canonical schedule is valid; the simulator and the independent
@@ -322,6 +325,16 @@ static void test_dp_vs_brute(void **state)
                 assert_int_equal(tb, (int)c);
                 assert_int_equal(dpk, pk);
                 assert_true(kus_dp(fe, B, 1.0, KUS_FEASIBLE, NULL, NULL) > 0);
+                /* the memory-centric run: most overhead within B */
+                int *cw = NULL;
+                int kw = kus_dp(fe, B, 1.0, KUS_MAX_T, &cw, NULL);
+                assert_true(kw > 0);
+                for (int i = 0; i < kw; i++)
+                    masks[i] = to_mask(&t, fe, cw[i]);
+                model(&t, masks, kw, &pk, &c);
+                assert_true(pk <= B);
+                assert_true(c == b.worst);
+                free(cw);
                 if (ka > 0) {
                     for (int i = 0; i < ka; i++)
                         masks[i] = to_mask(&t, fa, ca[i]);
@@ -583,6 +596,17 @@ static void test_family(void **state)
     assert_int_equal(f->N, 5);
     for (int L = 0; L < f->N; L++)
         assert_int_equal(f->cnt[L], L);
+    /* discretisation: ∅ -> {a,b} recomputes a (b is the boundary), cost 1:
+     * one bucket of 1, three of 0.4 (rounded up); the last block is free */
+    assert_int_equal(kus_step_buckets(f, 0, 2, 1.0), 1);
+    assert_int_equal(kus_step_buckets(f, 0, 2, 0.4), 3);
+    assert_int_equal(kus_step_buckets(f, 0, 1, 0.4), 0);
+    assert_int_equal(kus_step_buckets(f, 1, 4, 0.4), 0);
+    int ch[2] = {2, 4}, tb;
+    int64_t pk;
+    kus_chain_model(f, ch, 2, 0.4, &tb, &pk);
+    assert_int_equal(tb, 3);
+    assert_int_equal(pk, 5);   /* 2·M({a,b}) + M({c}); then M({b}) + 2·M({c,d}) */
     kus_family_free(f);
     f = kus_family_new(g, 1, 0, &e);
     assert_int_equal(f->N, 5);   /* ∅ and the 4 prefixes; F is anc(d) */
