@@ -584,6 +584,40 @@ static void test_refusals(void **state)
     graph_free(g);
 }
 
+/* The canonical schedule of {a,b} ⊊ F on a 4-chain, by hand: b is the
+ * cached boundary, so the backward of V_1 recomputes only a. */
+static void test_emit_chain(void **state)
+{
+    (void)state;
+    Graph *g = training("!x; a:x; b:a; c:b; d:c");
+    Err e;
+    KusFamily *f = kus_family_new(g, 0, 100, &e);
+    assert_non_null(f);
+    int ch[2] = {2, 4};   /* {a,b}, F */
+    int blk[16];
+    Plan pl;
+    plan_init(&pl);
+    kus_emit(g, f, ch, 2, &pl, blk);
+    const char *want[] = {"a", "b", "c", "d", "loss", "d.grad", "c.grad",
+                          "a", "b.grad", "a.grad"};
+    assert_int_equal(pl.T, 10);
+    for (int i = 0; i < pl.T; i++)
+        assert_string_equal(g->nodes[pl.steps[i]].id, want[i]);
+    assert_int_equal(blk[graph_find(g, "b")], 1);
+    assert_int_equal(blk[graph_find(g, "c")], 2);
+    double c;
+    /* x, b, c, d, loss and d.grad while d.grad runs; the baseline holds a too */
+    assert_int_equal(tu_check_peak(g, pl.steps, pl.T, &c), 6);
+    assert_true(c == 10);
+    int64_t bpk;
+    double bc;
+    sim_baseline(g, &bpk, &bc);
+    assert_int_equal(bpk, 7);
+    plan_done(&pl);
+    kus_family_free(f);
+    graph_free(g);
+}
+
 /* Family sizes: a chain's lower sets are its prefixes; three branches
  * joined give 2^3 + 1 exact sets and 5 approx ones (∅, each branch, F). */
 static void test_family(void **state)
@@ -626,6 +660,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_family),
+        cmocka_unit_test(test_emit_chain),
         cmocka_unit_test(test_dp_vs_brute),
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_chain32),
