@@ -7,7 +7,9 @@
  * of (overhead, model peak) from the largest model budget down: each run at
  * model budget B gives the cheapest chain, whose model peak p is ≤ B, and
  * the next run asks for less than p (or a fixed step less, so at most
- * front_max runs). The smallest feasible model budget is found first by
+ * front_max runs). The other chains each run keeps at F (its Pareto labels)
+ * are candidates as well: the simulator often ranks them above the model's
+ * favourite. The smallest feasible model budget is found first by
  * bisection on a feasibility-only DP; there the chain of most overhead is
  * added too (the paper's memory-centric strategy). Every chain found is
  * simulated once; those figures do not depend on the user's budget, so a
@@ -155,6 +157,9 @@ static int cancelled(Kus *st, const Solver *s, Err *e)
     return err_set(e, ERR_CANCELLED, "%s: cancelled", cls_name(s));
 }
 
+/* Chains taken from one DP run (its Pareto labels at F). */
+#define FRONT_LABELS 32
+
 static int build_front(Solver *s, Progress *p, Err *e)
 {
     Kus *st = s->state;
@@ -175,18 +180,21 @@ static int build_front(Solver *s, Progress *p, Err *e)
     int64_t step = (B - bmin) / st->front_max;
     Err se;
     err_clear(&se);
+    int *chains[FRONT_LABELS], ks[FRONT_LABELS];
     for (long run = 0;; run++) {
         progress_set(p, 0.1 + 0.9 * (double)run / (double)(st->front_max + 2));
-        int *chain = NULL;
-        int k = kus_dp(f, B, st->unit, KUS_MIN_T, &chain, p);
-        if (k < 0)
+        /* every chain the table keeps at F: the model ranks them by
+         * overhead and cache, the simulator may rank them otherwise */
+        int got = kus_dp_front(f, B, st->unit, FRONT_LABELS, chains, ks, p);
+        if (got < 0)
             return cancelled(st, s, e);
-        if (k == 0)
+        if (got == 0)
             break;   /* cannot happen at or above bmin */
         int tb;
         int64_t pk;
-        kus_chain_model(f, chain, k, st->unit, &tb, &pk);
-        add_cand(s, chain, k, &se);
+        kus_chain_model(f, chains[0], ks[0], st->unit, &tb, &pk);
+        for (int q = 0; q < got; q++)
+            add_cand(s, chains[q], ks[q], &se);
         if (B <= bmin)
             break;
         int64_t nb = pk - 1;

@@ -69,6 +69,13 @@ enum { KUS_MIN_T, KUS_MAX_T, KUS_FEASIBLE };
  * NULL for KUS_FEASIBLE), 0 when no chain fits, -1 when cancelled. */
 int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Progress *p);
 
+/* Like KUS_MIN_T, but every chain the table keeps at F: one per Pareto
+ * label (overhead up, cache down), least overhead first, at most max of
+ * them into chains[]/ks[] (caller frees each). Returns the count, 0 when
+ * none fits, -1 when cancelled. */
+int kus_dp_front(const KusFamily *f, int64_t B, double unit, int max, int **chains, int *ks,
+                 Progress *p);
+
 /* The model of a chain of set indices: overhead in buckets and peak. */
 void kus_chain_model(const KusFamily *f, const int *chain, int k, double unit, int *tb,
                      int64_t *peak);

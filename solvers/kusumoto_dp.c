@@ -454,7 +454,8 @@ static int cmp_int(const void *a, const void *b)
  * t' useless), in order of preference: increasing t for KUS_MIN_T,
  * decreasing t for KUS_MAX_T. The peak of the transition into L2 does not
  * depend on the new boundary, so it filters pairs before the subset test. */
-int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Progress *p)
+static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwant, int **chains,
+                   int *ks, Progress *p)
 {
     int N = f->N;
     int W = 1;
@@ -576,21 +577,25 @@ int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Pr
         nt = 0;
         off[j + 1] = nlab;
     }
-    int k = 0;
+    int got = 0;
     if (cancelled) {
-        k = -1;
-    } else if (off[N] > off[N - 1]) {
-        for (int l = off[N - 1]; l >= 0; l = lab[l].fl)
-            k++;
-        k--;   /* ∅ is not part of the chain */
-        if (chain) {
-            int *c = xmallocarray((size_t)k, sizeof *c);
-            int i = k - 1, L = N - 1;
-            for (int l = off[N - 1]; lab[l].from >= 0; l = lab[l].fl) {
-                c[i--] = L;
-                L = lab[l].from;
+        got = -1;
+    } else {
+        /* the labels at F, best first: one chain each */
+        for (int l0 = off[N - 1]; l0 < off[N] && got < nwant; l0++) {
+            int k = -1;
+            for (int l = l0; l >= 0; l = lab[l].fl)
+                k++;   /* ∅'s label is not part of the chain */
+            if (chains) {
+                int *c = xmallocarray((size_t)k, sizeof *c);
+                int i = k - 1, L = N - 1;
+                for (int l = l0; lab[l].from >= 0; l = lab[l].fl) {
+                    c[i--] = L;
+                    L = lab[l].from;
+                }
+                chains[got] = c;
             }
-            *chain = c;
+            ks[got++] = k;
         }
     }
     free(preds);
@@ -604,5 +609,18 @@ int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Pr
     free(dfrom);
     free(dfl);
     free(touch);
-    return k;
+    return got;
+}
+
+int kus_dp(const KusFamily *f, int64_t B, double unit, int mode, int **chain, Progress *p)
+{
+    int k = 0;
+    int got = dp_core(f, B, unit, mode, 1, chain, &k, p);
+    return got < 0 ? -1 : got ? k : 0;
+}
+
+int kus_dp_front(const KusFamily *f, int64_t B, double unit, int max, int **chains, int *ks,
+                 Progress *p)
+{
+    return dp_core(f, B, unit, KUS_MIN_T, max, chains, ks, p);
 }
