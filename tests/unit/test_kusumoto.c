@@ -357,6 +357,87 @@ static void test_dp_vs_brute(void **state)
     (void)approx_worse;
 }
 
+static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e);
+
+/* Simulated peak and cost of every chain's canonical schedule. */
+typedef struct {
+    const KusFamily *f;
+    int64_t peak[4096];
+    double cost[4096];
+    int n;
+} SimAll;
+
+static void sim_chain(const Tiny *t, const uint32_t *ch, int k, void *ctx)
+{
+    SimAll *a = ctx;
+    int idx[17];
+    for (int i = 0; i < k; i++) {
+        idx[i] = -1;
+        for (int L = 0; L < a->f->N && idx[i] < 0; L++)
+            if (to_mask(t, a->f, L) == ch[i])
+                idx[i] = L;
+    }
+    Plan pl;
+    plan_init(&pl);
+    kus_emit(t->g, a->f, idx, k, &pl, NULL);
+    Err e;
+    assert_int_equal(plan_evaluate(&pl, t->g, &e), ERR_OK);
+    if (a->n < 4096) {
+        a->peak[a->n] = pl.peak;
+        a->cost[a->n++] = pl.cost;
+    }
+    plan_done(&pl);
+}
+
+/* Against the simulated figures of every canonical schedule: the solver's
+ * model is not the simulator's, so it cannot always pick the best chain,
+ * but it must never be cheaper than the best fitting one (it only emits
+ * canonical schedules), and it should match it at most budgets (about 91 %
+ * over many graphs; 85 % is the floor here). */
+static void test_vs_canonical_sim(void **state)
+{
+    (void)state;
+    unsigned seed = 11;
+    int budgets = 0, match = 0;
+    const char *const opts[] = {"resolution=1000", "front_max=1000", NULL};
+    for (int rep = 0; rep < 30; rep++) {
+        Graph *g = random_training(&seed, 4 + rep % 3);
+        Tiny t;
+        tiny_init(&t, g);
+        Err e;
+        err_clear(&e);
+        KusFamily *f = kus_family_new(g, 0, 100000, &e);
+        SimAll *a = calloc(1, sizeof *a);
+        a->f = f;
+        each_chain(&t, sim_chain, a);
+        Solver *s = new_solver(g, "kusumoto-exact", opts, &e);
+        assert_non_null(s);
+        for (int q = 0; q < a->n; q++) {
+            int64_t B = a->peak[q];
+            double best = -1;
+            for (int z = 0; z < a->n; z++)
+                if (a->peak[z] <= B && (best < 0 || a->cost[z] < best))
+                    best = a->cost[z];
+            Plan pl;
+            plan_init(&pl);
+            int rc = solver_plan(s, B, NULL, &pl, NULL, &e);
+            budgets++;
+            if (rc == ERR_OK) {
+                assert_true(pl.cost >= best);
+                match += pl.cost == best;
+            }
+            plan_done(&pl);
+        }
+        solver_free(s);
+        free(a);
+        kus_family_free(f);
+        graph_free(g);
+    }
+    assert_true(budgets > 1000);
+    print_message("best canonical schedule at %d of %d budgets\n", match, budgets);
+    assert_true(match * 100 >= budgets * 85);
+}
+
 /* ---- the solvers end to end ------------------------------------------ */
 
 static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e)
@@ -662,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_family),
         cmocka_unit_test(test_emit_chain),
         cmocka_unit_test(test_dp_vs_brute),
+        cmocka_unit_test(test_vs_canonical_sim),
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_chain32),
         cmocka_unit_test(test_strategies),
