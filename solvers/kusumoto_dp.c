@@ -2,7 +2,7 @@
  * overhead) of Kusumoto et al. 2019 §4.2–4.3 (see kusumoto.h for the
  * model). Sets are bitsets over the forward nodes; the exact family is
  * found breadth-first from ∅ (one node added at a time, hashed to drop
- * repeats), which also yields the sets in order of size. */
+ * repeats); both families are then ordered by (M(L), |L|). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
