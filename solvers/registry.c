@@ -14,6 +14,8 @@
     X(twremat) \
     X(revolve) \
     X(join) \
+    X(kusumoto_exact) \
+    X(kusumoto_approx) \
     X(fastsa)
 
 #define X(name) extern const SolverClass solver_##name;

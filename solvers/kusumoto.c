@@ -1,0 +1,342 @@
+/* kusumoto.c — the solvers kusumoto-exact and kusumoto-approx: Kusumoto et
+ * al. 2019's DP over lower sets of the forward part, emitted as the
+ * canonical strategy (kusumoto_emit.c) and judged by the simulator.
+ *
+ * The DP's memory model (kusumoto.h) is not the spec's, so a user budget is
+ * never handed to it directly. The first solve walks the DP's Pareto front
+ * of (overhead, model peak) from the largest model budget down: each run at
+ * model budget B gives the cheapest chain, whose model peak p is ≤ B, and
+ * the next run asks for less than p (or a fixed step less, so at most
+ * front_max runs). The other chains each run keeps at F (its Pareto labels)
+ * are candidates as well: the simulator often ranks them above the model's
+ * favourite. The smallest feasible model budget is found first by
+ * bisection on a feasibility-only DP; there the chain of most overhead is
+ * added too (the paper's memory-centric strategy). Every chain found is
+ * simulated once; those figures do not depend on the user's budget, so a
+ * later budget is a lookup over them: the cheapest chain whose simulated
+ * peak fits (time-centric) or the lowest simulated peak (memory-centric).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/kusumoto.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+typedef struct {
+    int *chain;
+    int k;
+    int tb;             /* model overhead, buckets */
+    int64_t dp_peak;    /* model peak */
+    int64_t peak;       /* simulated */
+    double cost;
+} Cand;
+
+typedef struct {
+    KusFamily *f;
+    int approx;
+    int memory;         /* strategy=memory */
+    double unit;        /* cost bucket */
+    long front_max;
+    Cand *cand;
+    int ncand, capc;
+    int have_front;
+    int last;           /* candidate of the last solve, for describe */
+} Kus;
+
+static const char *cls_name(const Solver *s)
+{
+    return s->cls->name;
+}
+
+static int kus_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    int nf = 0, ngrad = 0;
+    for (int v = 0; v < g->n; v++) {
+        if (g->nodes[v].phase == PHASE_FWD)
+            nf++;
+        if (g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0)
+            ngrad++;
+    }
+    if (!nf)
+        return err_set(e, ERR_UNSUPPORTED, "%s: the graph has no forward (phase fwd) nodes",
+                       cls_name(s));
+    if (!ngrad)
+        return err_set(e, ERR_UNSUPPORTED,
+                       "%s: not a training graph (no bwd node with grad_of), so there is no "
+                       "backward pass to recompute for",
+                       cls_name(s));
+    for (int v = 0; v < g->n; v++) {
+        if (g->nodes[v].phase != PHASE_FWD)
+            continue;
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int u = g->in_idx[q];
+            Phase ph = g->nodes[u].phase;
+            if (ph != PHASE_FWD && ph != PHASE_INPUT)
+                return err_set(e, ERR_UNSUPPORTED,
+                               "%s: forward node '%s' reads the %s node '%s'; the forward part "
+                               "must depend only on inputs and forward nodes",
+                               cls_name(s), g->nodes[v].id, phase_name(ph), g->nodes[u].id);
+        }
+    }
+    Kus *st = xcalloc(1, sizeof *st);
+    st->approx = strcmp(cls_name(s), "kusumoto-approx") == 0;
+    const char *strat = solver_opt_str(s, "strategy");
+    if (!strcmp(strat, "memory")) {
+        st->memory = 1;
+    } else if (strcmp(strat, "time")) {
+        free(st);
+        return err_set(e, ERR_USAGE, "%s: option strategy=%s: expected time or memory",
+                       cls_name(s), strat);
+    }
+    long long res = 0, fm = 0, maxsets = 0;
+    if (solver_opt_int(s, "resolution", &res, e) || solver_opt_int(s, "front_max", &fm, e) ||
+        (!st->approx && solver_opt_int(s, "max_lower_sets", &maxsets, e))) {
+        free(st);
+        return e->code;
+    }
+    if (res < 1 || res > 100000 || fm < 1 || fm > 100000 || (!st->approx && maxsets < 1)) {
+        free(st);
+        return err_set(e, ERR_USAGE,
+                       "%s: resolution and front_max must be in 1..100000, max_lower_sets >= 1",
+                       cls_name(s));
+    }
+    st->front_max = (long)fm;
+    st->f = kus_family_new(g, st->approx, (long)maxsets, e);
+    if (!st->f) {
+        free(st);
+        return e->code;
+    }
+    double total = st->f->C[st->f->N - 1];
+    st->unit = total > 0 ? total / (double)res : 1;
+    st->last = -1;
+    s->state = st;
+    return ERR_OK;
+}
+
+static void add_cand(const Solver *s, int *chain, int k, Err *e)
+{
+    Kus *st = s->state;
+    for (int c = 0; c < st->ncand; c++)
+        if (st->cand[c].k == k && !memcmp(st->cand[c].chain, chain, (size_t)k * sizeof *chain)) {
+            free(chain);
+            return;
+        }
+    Cand cd = {.chain = chain, .k = k};
+    kus_chain_model(st->f, chain, k, st->unit, &cd.tb, &cd.dp_peak);
+    Plan pl;
+    plan_init(&pl);
+    kus_emit(s->g, st->f, chain, k, &pl, NULL);
+    Sim sim;
+    if (sim_run(s->g, pl.steps, pl.T, &sim, e) == ERR_OK) {
+        cd.peak = sim.peak;
+        cd.cost = sim.cost;
+        sim_done(&sim);
+        xgrow((void **)&st->cand, &st->capc, st->ncand + 1, sizeof *st->cand);
+        st->cand[st->ncand++] = cd;
+    } else {
+        free(chain);   /* cannot happen for a canonical strategy; e says why */
+    }
+    plan_done(&pl);
+}
+
+static void drop_front(Kus *st)
+{
+    for (int c = 0; c < st->ncand; c++)
+        free(st->cand[c].chain);
+    st->ncand = 0;
+    st->have_front = 0;
+}
+
+static int cancelled(Kus *st, const Solver *s, Err *e)
+{
+    drop_front(st);
+    return err_set(e, ERR_CANCELLED, "%s: cancelled", cls_name(s));
+}
+
+/* Chains taken from one DP run (its Pareto labels at F). */
+#define FRONT_LABELS 32
+
+static int build_front(Solver *s, Progress *p, Err *e)
+{
+    Kus *st = s->state;
+    const KusFamily *f = st->f;
+    int F = f->N - 1;
+    int64_t hi = 2 * f->S[F] + f->A[F], lo = -1;   /* {F} alone always fits hi */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int r = kus_dp(f, mid, st->unit, KUS_FEASIBLE, NULL, p);
+        if (r < 0)
+            return cancelled(st, s, e);
+        if (r > 0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    int64_t bmin = hi, B = 2 * f->S[F] + f->A[F];
+    int64_t step = (B - bmin) / st->front_max;
+    Err se;
+    err_clear(&se);
+    int *chains[FRONT_LABELS], ks[FRONT_LABELS];
+    for (long run = 0;; run++) {
+        progress_set(p, 0.1 + 0.9 * (double)run / (double)(st->front_max + 2));
+        /* every chain the table keeps at F: the model ranks them by
+         * overhead and cache, the simulator may rank them otherwise */
+        int got = kus_dp_front(f, B, st->unit, FRONT_LABELS, chains, ks, p);
+        if (got < 0)
+            return cancelled(st, s, e);
+        if (got == 0)
+            break;   /* cannot happen at or above bmin */
+        int tb;
+        int64_t pk;
+        kus_chain_model(f, chains[0], ks[0], st->unit, &tb, &pk);
+        for (int q = 0; q < got; q++)
+            add_cand(s, chains[q], ks[q], &se);
+        if (B <= bmin)
+            break;
+        int64_t nb = pk - 1;
+        if (B - step < nb)
+            nb = B - step;
+        if (nb >= B)
+            nb = B - 1;   /* always progress, even were pk above B */
+        B = nb < bmin ? bmin : nb;
+    }
+    int *chain = NULL;
+    int k = kus_dp(f, bmin, st->unit, KUS_MAX_T, &chain, p);
+    if (k < 0)
+        return cancelled(st, s, e);
+    if (k > 0)
+        add_cand(s, chain, k, &se);
+    if (!st->ncand)
+        return err_set(e, se.code ? se.code : ERR_INVALID, "%s: no schedule: %s", cls_name(s),
+                       se.code ? se.msg : "the DP found no chain");
+    st->have_front = 1;
+    return ERR_OK;
+}
+
+static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Kus *st = s->state;
+    if (!st->have_front) {
+        int rc = build_front(s, p, e);
+        if (rc)
+            return rc;
+    }
+    int best = -1, bfits = 0;
+    for (int c = 0; c < st->ncand; c++) {
+        const Cand *x = &st->cand[c];
+        int fits = budget == PLAN_NO_BUDGET || x->peak <= budget;
+        if (best < 0) {
+            best = c;
+            bfits = fits;
+            continue;
+        }
+        const Cand *b = &st->cand[best];
+        int better;
+        if (st->memory)
+            better = x->peak < b->peak || (x->peak == b->peak && x->cost < b->cost);
+        else if (fits != bfits)
+            better = fits;
+        else if (fits)
+            better = x->cost < b->cost || (x->cost == b->cost && x->peak < b->peak);
+        else
+            better = x->peak < b->peak || (x->peak == b->peak && x->cost < b->cost);
+        if (better) {
+            best = c;
+            bfits = fits;
+        }
+    }
+    st->last = best;
+    kus_emit(s->g, st->f, st->cand[best].chain, st->cand[best].k, out, NULL);
+    progress_set(p, 1);
+    return ERR_OK;
+}
+
+/* The front is kept in state: a new budget is a lookup over it. */
+static int kus_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
+{
+    (void)prev;
+    return kus_solve(s, budget, out, p, e);
+}
+
+static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const Kus *st = s->state;
+    if (st->last < 0)
+        return ERR_OK;
+    const Cand *c = &st->cand[st->last];
+    int *blk = xmallocarray((size_t)s->g->n, sizeof *blk);
+    Plan tmp;
+    plan_init(&tmp);
+    kus_emit(s->g, st->f, c->chain, c->k, &tmp, blk);
+    plan_done(&tmp);
+    char buf[64];
+    snprintf(buf, sizeof buf, "lower sets (k=%d)", c->k);
+    overlay_set_title(out, buf);
+    for (int i = 1; i <= c->k; i++) {
+        snprintf(buf, sizeof buf, "V_%d", i);
+        int gi = overlay_add(out, OVERLAY_BLOCK, buf, -1, 0);
+        for (int x = 0; x < st->f->nf; x++)
+            if (blk[st->f->fwd[x]] == i)
+                overlay_add_node(out, gi, st->f->fwd[x]);
+    }
+    free(blk);
+    return ERR_OK;
+}
+
+static void kus_release(Solver *s)
+{
+    Kus *st = s->state;
+    if (!st)
+        return;
+    drop_front(st);
+    free(st->cand);
+    kus_family_free(st->f);
+    free(st);
+}
+
+#define COMMON_PARAMS \
+    {"strategy", "time", \
+     "time: least overhead whose simulated peak meets the budget; memory: lowest peak"}, \
+    {"resolution", "64", "overhead buckets per total forward cost in the DP table"}, \
+    {"front_max", "64", "most DP runs when walking the (overhead, peak) front"}
+
+static const SolverParam params_exact[] = {
+    COMMON_PARAMS,
+    {"max_lower_sets", "10000", "refuse graphs whose forward part has more lower sets"},
+    {NULL, NULL, NULL},
+};
+
+static const SolverParam params_approx[] = {
+    COMMON_PARAMS,
+    {NULL, NULL, NULL},
+};
+
+const SolverClass solver_kusumoto_exact = {
+    .name = "kusumoto-exact",
+    .title = "Kusumoto et al.: DP over all lower sets of the forward part (canonical strategy)",
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
+    .params = params_exact,
+    .prepare = kus_prepare,
+    .solve = kus_solve,
+    .resolve = kus_resolve,
+    .describe = kus_describe,
+    .release = kus_release,
+};
+
+const SolverClass solver_kusumoto_approx = {
+    .name = "kusumoto-approx",
+    .title = "Kusumoto et al.: DP over ancestor sets of single nodes (fast approximation)",
+    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
+    .params = params_approx,
+    .prepare = kus_prepare,
+    .solve = kus_solve,
+    .resolve = kus_resolve,
+    .describe = kus_describe,
+    .release = kus_release,
+};
