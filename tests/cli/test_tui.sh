@@ -50,16 +50,20 @@ check '█' "kumar: curve drawn with blocks"
 check 'kumar-fig1 \| noremat \| budget 4 B \| peak 4 B' "kumar: status line"
 check 'budget 4 B 3 B \[' "kumar: slider from min to baseline peak"
 
-# picker: every registered solver is listed; choose each by its number
+# picker: every registered solver is listed; choose each in turn
 tm send-keys -t tui a
 check 'Choose a solver' "picker opens"
-screen | grep -E '^ +[* ] [0-9]+ [a-z_0-9]+ ' | awk '{ if ($1 == "*") print $2, $3; else print $1, $2 }' >"$T/solvers"
+screen | grep -E '^ +[* ] [0-9]+ [a-z_0-9-]+ ' | awk '{ if ($1 == "*") print $2, $3; else print $1, $2 }' >"$T/solvers"
 [ -s "$T/solvers" ] || { echo "FAIL: picker lists no solver"; fails=$((fails+1)); }
 grep -q ' noremat$' "$T/solvers" || { echo "FAIL: picker lacks noremat"; fails=$((fails+1)); }
 tm send-keys -t tui Escape
+[ "$(wc -l <"$T/solvers")" -eq "$($REMAT list-solvers | grep -c '^[a-z]')" ] ||
+    { echo "FAIL: picker lists $(wc -l <"$T/solvers") solvers, list-solvers another count"; fails=$((fails+1)); }
 while read -r num name; do
-    [ "$num" -le 9 ] || continue
-    tm send-keys -t tui a "$num" Enter
+    # 1 selects the first; Down walks to the rest (digits reach only nine)
+    tm send-keys -t tui a 1
+    i=1; while [ $i -lt "$num" ]; do tm send-keys -t tui Down; i=$((i + 1)); done
+    tm send-keys -t tui Enter
     # a solver that refuses this graph is selected, its reason shown, and the
     # last valid plan stays drawn: "name (shown: other)"
     check "kumar-fig1 \| $name( \(shown: [a-z0-9_-]+\))? \|" "picker selects $name"
