@@ -464,6 +464,7 @@ static int join_prepare(Solver *s, Err *e)
     double *fuf = xcalloc((size_t)st->n_groups, sizeof *fuf);
     int64_t *fxb = xcalloc((size_t)st->n_groups, sizeof *fxb);
     int64_t *fall = xcalloc((size_t)st->n_groups, sizeof *fall);
+    double *fub = xcalloc((size_t)st->n_groups, sizeof *fub);
     for (int gi = 0; gi < st->n_groups; gi++)
         for (int q = 0; q < st->fwd[gi].n; q++) {
             int v = st->fwd[gi].v[q];
@@ -478,6 +479,19 @@ static int join_prepare(Solver *s, Err *e)
                 }
             }
         }
+    /* a stage's backward that reads none of the stage's own values (a
+     * convolution's reads its input) needs no re-run of the stage */
+    for (int gi = 0; gi < st->n_groups; gi++) {
+        int reads = 0;
+        for (int q = 0; q < st->bwd[gi].n && !reads; q++) {
+            int w = st->bwd[gi].v[q];
+            for (int r = g->in_off[w]; r < g->in_off[w + 1]; r++) {
+                int u = g->in_idx[r];
+                reads |= g->nodes[u].phase == PHASE_FWD && gstage[u] == gi;
+            }
+        }
+        fub[gi] = reads ? fuf[gi] : 0;
+    }
     free(left);
     free(stage_in);
     free(gstage);
@@ -513,19 +527,22 @@ static int join_prepare(Solver *s, Err *e)
     for (int b = 0; b < k; b++)
         for (int i = 0; i < st->len[b]; i++) {
             int gi = st->first[b] + i;
-            differ |= fuf[gi] != fuf[0] || fall[gi] != fall[0] || fxb[gi] != fxb[0];
+            differ |= fuf[gi] != fuf[0] || fub[gi] != fub[0] || fall[gi] != fall[0] ||
+                      fxb[gi] != fxb[0];
         }
     st->model = model == 1 && !differ ? 0 : model;
     rc = ERR_OK;
     if (st->model) {
         double *fu[JOIN_KMAX];
+        double *bu[JOIN_KMAX];
         int64_t *xb[JOIN_KMAX], *all[JOIN_KMAX];
         for (int b = 0; b < k; b++) {
             fu[b] = fuf + st->first[b];
+            bu[b] = fub + st->first[b];
             xb[b] = fxb + st->first[b];
             all[b] = fall + st->first[b];
         }
-        rc = jh_build(&st->jh, k, st->len, fu, xb, all, (int)R, NULL, e);
+        rc = jh_build(&st->jh, k, st->len, fu, bu, xb, all, (int)R, NULL, e);
         if (rc == ERR_OK)
             st->n_cands = jh_candidates(&st->jh, JOIN_MAX_HET, &st->cands);
         else if (model == 1) {
@@ -535,6 +552,7 @@ static int join_prepare(Solver *s, Err *e)
         }
     }
     free(fuf);
+    free(fub);
     free(fxb);
     free(fall);
     if (rc)

@@ -33,8 +33,8 @@ void jh_free(JoinHetero *h)
     memset(h, 0, sizeof *h);
 }
 
-int jh_build(JoinHetero *h, int k, const int *len, double *const *uf, int64_t *const *xb,
-             int64_t *const *all, int R, Progress *p, Err *e)
+int jh_build(JoinHetero *h, int k, const int *len, double *const *uf, double *const *ub,
+             int64_t *const *xb, int64_t *const *all, int R, Progress *p, Err *e)
 {
     memset(h, 0, sizeof *h);
     for (int b = 0; b < k; b++)
@@ -59,7 +59,7 @@ int jh_build(JoinHetero *h, int k, const int *len, double *const *uf, int64_t *c
             x[i] = (int)((xb[b][i] + q - 1) / q);
             tp[i] = (int)((all[b][i] - xb[b][i] + q - 1) / q);
         }
-        int rc = chaindp_build(&h->dp[b], L, R, uf[b], x, tp, 1, p, e);
+        int rc = chaindp_build_rerun(&h->dp[b], L, R, uf[b], ub[b], x, tp, 1, p, e);
         free(x);
         free(tp);
         if (rc) {

@@ -49,12 +49,13 @@ typedef struct {
     int ai[JOIN_KMAX];          /* index into allow[b] */
 } JhCand;
 
-/* Build the DPs and strategies. uf[b][i], xb[b][i], all[b][i]: stage i
- * of branch b's forward cost, bytes crossing to the next stage, all
- * forward bytes. ERR_UNSUPPORTED when a branch's table would be too large
+/* Build the DPs and strategies. uf[b][i], ub[b][i], xb[b][i], all[b][i]:
+ * stage i of branch b's forward cost, its re-run cost before its backward
+ * (chaindp_build_rerun), bytes crossing to the next stage, all forward
+ * bytes. ERR_UNSUPPORTED when a branch's table would be too large
  * (nothing kept then), ERR_CANCELLED when p cancels. */
-int jh_build(JoinHetero *h, int k, const int *len, double *const *uf, int64_t *const *xb,
-             int64_t *const *all, int R, Progress *p, Err *e);
+int jh_build(JoinHetero *h, int k, const int *len, double *const *uf, double *const *ub,
+             int64_t *const *xb, int64_t *const *all, int R, Progress *p, Err *e);
 void jh_free(JoinHetero *h);
 
 /* The candidates to simulate, at most max_cands: every reversal order for
