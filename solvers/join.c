@@ -5,7 +5,10 @@
  * cut into stages where one value crosses (as revolve does). join_dp.c
  * gives the canonical strategy (which branch to advance, how far, and how
  * many slots each reversal gets); the slot count is searched so the
- * simulated peak meets the budget. */
+ * simulated peak meets the budget. join_hetero.c adds per-branch schedules
+ * from the heterogeneous chain DP (real stage sizes and costs), branches
+ * reversed one after the other; every candidate is simulated and the
+ * cheapest that fits wins. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
