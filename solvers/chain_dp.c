@@ -31,11 +31,19 @@ double chaindp_cost(const ChainDP *d, int s, int t, int m)
 int chaindp_build(ChainDP *d, int L, int R, const double *uf, const int *x, const int *tape,
                   int use_tape, Progress *p, Err *e)
 {
+    return chaindp_build_rerun(d, L, R, uf, uf, x, tape, use_tape, p, e);
+}
+
+int chaindp_build_rerun(ChainDP *d, int L, int R, const double *uf, const double *ub,
+                        const int *x, const int *tape, int use_tape, Progress *p, Err *e)
+{
     memset(d, 0, sizeof *d);
     d->L = L;
     d->R = R;
     d->use_tape = use_tape;
     d->uf = xmallocarray((size_t)L, sizeof *d->uf);
+    d->ub = xmallocarray((size_t)L, sizeof *d->ub);
+    memcpy(d->ub, ub, (size_t)L * sizeof *ub);
     d->x = xmallocarray((size_t)L, sizeof *d->x);
     d->tape = xmallocarray((size_t)L, sizeof *d->tape);
     memcpy(d->uf, uf, (size_t)L * sizeof *uf);
@@ -62,10 +70,12 @@ int chaindp_build(ChainDP *d, int L, int R, const double *uf, const int *x, cons
                 int how = CDP_BASE;
                 if (m >= xs) {
                     if (len == 1) {
-                        best = uf[s];
+                        best = ub[s];
                     } else {
                         /* replay from the held input, one slot only */
-                        double v = pre[t] - pre[s] + d->H[at(d, s, t - 1, m)];
+                        /* (ub - uf is exactly 0 for chaindp_build: same sums as before) */
+                        double v = pre[t] - pre[s] + (ub[t - 1] - uf[t - 1]) +
+                                   d->H[at(d, s, t - 1, m)];
                         if (v < best) {
                             best = v;
                             how = CDP_REPLAY;
@@ -101,6 +111,7 @@ int chaindp_build(ChainDP *d, int L, int R, const double *uf, const int *x, cons
 void chaindp_free(ChainDP *d)
 {
     free(d->uf);
+    free(d->ub);
     free(d->x);
     free(d->tape);
     free(d->H);

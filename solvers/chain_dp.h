@@ -14,7 +14,12 @@
  *   tape          uf[s] + H(s+1,t,m-x[s-1]-tape[s])   (stage s run once,
  *                 its values kept until its backward; tape[s] is what the
  *                 stage holds beyond its output x[s]; only when use_tape)
- * With use_tape off and all costs/sizes 1, H(0,l,c) = Opt0(l,c). */
+ * With use_tape off and all costs/sizes 1, H(0,l,c) = Opt0(l,c).
+ * chaindp_build_rerun takes ub[s], the cost of re-running stage s right
+ * before its backward (0 when that backward reads only the stage's input,
+ * as a convolution's does); single stage and replay then count ub[s] for
+ * that last run instead of uf[s]. chaindp_build is ub = uf. The walk still
+ * emits the run; the caller drops it when nothing reads it. */
 #ifndef REMAT_CHAIN_DP_H
 #define REMAT_CHAIN_DP_H
 
@@ -30,6 +35,7 @@ typedef struct ChainDP {
     int L, R;           /* stages, buckets (m = 0..R) */
     int use_tape;
     double *uf;         /* L forward costs */
+    double *ub;         /* L re-run costs before the stage's backward */
     int *x;             /* L checkpoint sizes in buckets (output of stage i) */
     int *tape;          /* L extra tape sizes in buckets */
     double *H;          /* (L+1) x (L+1) x (R+1), only s < t used */
@@ -39,6 +45,8 @@ typedef struct ChainDP {
 /* Fill the table. Arrays are copied. ERR_CANCELLED when p cancels. */
 int chaindp_build(ChainDP *d, int L, int R, const double *uf, const int *x, const int *tape,
                   int use_tape, Progress *p, Err *e);
+int chaindp_build_rerun(ChainDP *d, int L, int R, const double *uf, const double *ub,
+                        const int *x, const int *tape, int use_tape, Progress *p, Err *e);
 void chaindp_free(ChainDP *d);
 /* H(s, t, m); CHAIN_DP_INF when m is too small. */
 double chaindp_cost(const ChainDP *d, int s, int t, int m);

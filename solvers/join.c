@@ -5,18 +5,25 @@
  * cut into stages where one value crosses (as revolve does). join_dp.c
  * gives the canonical strategy (which branch to advance, how far, and how
  * many slots each reversal gets); the slot count is searched so the
- * simulated peak meets the budget. */
+ * simulated peak meets the budget. join_hetero.c adds per-branch schedules
+ * from the heterogeneous chain DP (real stage sizes and costs), branches
+ * reversed one after the other; every candidate is simulated and the
+ * cheapest that fits wins. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "solvers/join_dp.h"
+#include "solvers/join_hetero.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
 
 #define JOIN_MAX_FWD 8192
 #define JOIN_MAX_CELLS 20000000L
+/* heterogeneous candidates simulated per solve: about 2e7 simulated steps
+ * (a schedule is a few times the node count), 256..20000 candidates */
+#define JOIN_HET_STEPS 2e7
 
 typedef struct {
     int *v, n, cap;
@@ -42,7 +49,12 @@ typedef struct {
     JoinDP dp;
     int cmin, best_c;       /* best_c = 0: the plain sweep was kept */
     int strategy;           /* 0 optimal, 1 naive, 2 min-memory */
-    int best_kind;          /* 0 DP, 1 naive, 2 sweep: the last plan's */
+    int best_kind;          /* 0 DP, 1 naive, 2 sweep, 3 heterogeneous */
+    int model;              /* 0 homogeneous only, 1 both, 2 heterogeneous only */
+    JoinHetero jh;          /* per-branch chain DPs (model != 0) */
+    const Graph *g;
+    JhCand *cands;
+    int n_cands, best_het;  /* best_het: index into cands of the last plan's */
 } Join;
 
 static void emit_list(const List *l, Plan *out)
@@ -141,6 +153,77 @@ static int build(const Join *st, int c, int naive, Plan *out)
     return 0;
 }
 
+static void emit_seq(const Join *st, int b, const JhSeq *q, int from, int to, Plan *out)
+{
+    for (int i = from; i < to; i++) {
+        int stage = q->st[i] >> 1;
+        if (q->st[i] & 1)
+            emit_list(&st->bwd[st->first[b] + stage], out);
+        else
+            emit_fwd(st, b, stage, stage + 1, out);
+    }
+}
+
+/* Drop re-runs of forward nodes whose value nothing reads before the node
+ * runs again (or the end): the chain DP re-runs a stage right before its
+ * backward, but a stage whose backward reads only its input (a conv) does
+ * not need that. One backward sweep, so dropped steps release their own
+ * inputs' re-runs too; a node's first run and outputs are always kept. */
+static void prune_dead(const Graph *g, Plan *pl)
+{
+    unsigned char *seen = xcalloc((size_t)g->n, 1), *need = xcalloc((size_t)g->n, 1);
+    unsigned char *prior = xcalloc((size_t)pl->T + 1, 1), *drop = xcalloc((size_t)pl->T + 1, 1);
+    for (int i = 0; i < pl->T; i++) {
+        prior[i] = seen[pl->steps[i]];
+        seen[pl->steps[i]] = 1;
+    }
+    for (int i = pl->T - 1; i >= 0; i--) {
+        int v = pl->steps[i];
+        if (prior[i] && !need[v] && g->nodes[v].phase == PHASE_FWD && !g->is_output[v]) {
+            drop[i] = 1;
+            continue;
+        }
+        need[v] = 0;
+        for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
+            need[g->in_idx[q]] = 1;
+    }
+    int T = 0;
+    for (int i = 0; i < pl->T; i++)
+        if (!drop[i])
+            pl->steps[T++] = pl->steps[i];
+    pl->T = T;
+    free(seen);
+    free(need);
+    free(prior);
+    free(drop);
+}
+
+/* A heterogeneous per-branch schedule (join_hetero.h): the forward phase
+ * runs the branches in reverse reversal order, kept ones as their
+ * strategy's forward prefix, the others as one plain sweep; the branch
+ * reversed first goes last so its prefix ends right before the turn. */
+static void build_het(const Join *st, const JhCand *c, Plan *out)
+{
+    plan_reset(out);
+    for (int i = st->k - 1; i >= 0; i--) {
+        int b = c->order[i];
+        const JhSeq *q = &st->jh.seq[b][c->ai[b]];
+        if (c->keep >> b & 1)
+            emit_seq(st, b, q, 0, q->pre, out);
+        else
+            emit_fwd(st, b, 0, st->len[b], out);
+    }
+    emit_list(&st->tail_fwd, out);
+    emit_list(&st->tail_bwd, out);
+    for (int i = 0; i < st->k; i++) {
+        int b = c->order[i];
+        const JhSeq *q = &st->jh.seq[b][c->ai[b]];
+        emit_seq(st, b, q, c->keep >> b & 1 ? q->pre : 0, q->n, out);
+    }
+    emit_list(&st->final, out);
+    prune_dead(st->g, out);
+}
+
 static void join_release(Solver *s)
 {
     Join *st = s->state;
@@ -156,6 +239,8 @@ static void join_release(Solver *s)
     free(st->tail_bwd.v);
     free(st->final.v);
     joindp_free(&st->dp);
+    jh_free(&st->jh);
+    free(st->cands);
     free(st);
     s->state = NULL;
 }
@@ -224,6 +309,17 @@ static int join_prepare(Solver *s, Err *e)
     if (strategy < 0)
         return err_set(e, ERR_USAGE, "join: strategy=%s: expected optimal, naive or min-memory",
                        strat);
+    const char *mod = solver_opt_str(s, "model");
+    int model = !strcmp(mod, "homogeneous") ? 0 : !strcmp(mod, "auto") ? 1
+              : !strcmp(mod, "heterogeneous") ? 2 : -1;
+    if (model < 0)
+        return err_set(e, ERR_USAGE, "join: model=%s: expected auto, homogeneous or heterogeneous",
+                       mod);
+    long long R;
+    if (solver_opt_int(s, "mem_resolution", &R, e))
+        return e->code;
+    if (R < 1 || R > 4096)
+        return err_set(e, ERR_USAGE, "join: mem_resolution=%lld: expected 1..4096", R);
     for (int v = 0; v < n; v++) {
         nb += g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0;
         nf += g->nodes[v].phase == PHASE_FWD;
@@ -289,6 +385,7 @@ static int join_prepare(Solver *s, Err *e)
     st->k = k;
     st->strategy = strategy;
     st->join_node = fw[jp];
+    st->g = g;
     /* stages per branch: cut where exactly one value (or graph input,
      * from its first reader in the branch to its last) crosses */
     int *gstage = xmallocarray((size_t)n, sizeof *gstage);  /* node -> group, -1 tail */
@@ -367,6 +464,39 @@ static int join_prepare(Solver *s, Err *e)
         gstage[v] = reads_branch ? -2 : -1;
         list_push(reads_branch ? &st->final : &st->tail_bwd, v);
     }
+    /* per-stage figures for the heterogeneous DPs: forward cost, bytes
+     * read by a later stage or the turn (the checkpoint), all bytes */
+    double *fuf = xcalloc((size_t)st->n_groups, sizeof *fuf);
+    int64_t *fxb = xcalloc((size_t)st->n_groups, sizeof *fxb);
+    int64_t *fall = xcalloc((size_t)st->n_groups, sizeof *fall);
+    double *fub = xcalloc((size_t)st->n_groups, sizeof *fub);
+    for (int gi = 0; gi < st->n_groups; gi++)
+        for (int q = 0; q < st->fwd[gi].n; q++) {
+            int v = st->fwd[gi].v[q];
+            fuf[gi] += g->nodes[v].cost;
+            fall[gi] += g->nodes[v].size;
+            for (int r = g->out_off[v]; r < g->out_off[v + 1]; r++) {
+                int w = g->out_idx[r];
+                if ((g->nodes[w].phase == PHASE_FWD || g->nodes[w].phase == PHASE_LOSS) &&
+                    gstage[w] != gi) {
+                    fxb[gi] += g->nodes[v].size;
+                    break;
+                }
+            }
+        }
+    /* a stage's backward that reads none of the stage's own values (a
+     * convolution's reads its input) needs no re-run of the stage */
+    for (int gi = 0; gi < st->n_groups; gi++) {
+        int reads = 0;
+        for (int q = 0; q < st->bwd[gi].n && !reads; q++) {
+            int w = st->bwd[gi].v[q];
+            for (int r = g->in_off[w]; r < g->in_off[w + 1]; r++) {
+                int u = g->in_idx[r];
+                reads |= g->nodes[u].phase == PHASE_FWD && gstage[u] == gi;
+            }
+        }
+        fub[gi] = reads ? fuf[gi] : 0;
+    }
     free(left);
     free(stage_in);
     free(gstage);
@@ -396,87 +526,142 @@ static int join_prepare(Solver *s, Err *e)
                        "join: backward nodes do not follow the branches' stages (%s)", se.msg);
     }
     sim_done(&sim);
+    /* auto: both families; the simulator picks (even on unit stages the
+     * per-branch schedules can be cheaper: join3 at 75 %) */
+    st->model = model;
+    rc = ERR_OK;
+    if (st->model) {
+        double *fu[JOIN_KMAX];
+        double *bu[JOIN_KMAX];
+        int64_t *xb[JOIN_KMAX], *all[JOIN_KMAX];
+        for (int b = 0; b < k; b++) {
+            fu[b] = fuf + st->first[b];
+            bu[b] = fub + st->first[b];
+            xb[b] = fxb + st->first[b];
+            all[b] = fall + st->first[b];
+        }
+        rc = jh_build(&st->jh, k, st->len, fu, bu, xb, all, (int)R, NULL, e);
+        if (rc == ERR_OK) {
+            double cap = JOIN_HET_STEPS / (4.0 * g->n);
+            st->n_cands = jh_candidates(&st->jh, cap < 256 ? 256 : cap > 20000 ? 20000 : (int)cap,
+                                        &st->cands);
+        } else if (model == 1) {
+            st->model = 0;  /* auto: the homogeneous candidates alone */
+            err_clear(e);
+            rc = ERR_OK;
+        }
+    }
+    free(fuf);
+    free(fub);
+    free(fxb);
+    free(fall);
+    if (rc)
+        join_release(s);
+    return rc;
+}
+
+/* The running best of join_solve's scan. */
+typedef struct {
+    int c, kind, het, fits;
+    int64_t peak;
+    double cost;
+} Best;
+
+/* Simulate the candidate in tmp; keep it when it is the first, the first
+ * to fit, cheaper among fitting ones, or lower among over-budget ones. */
+static int consider(const Graph *g, const Plan *tmp, int64_t budget, int c, int kind, int het,
+                    Best *bb, Err *e)
+{
+    Sim sim;
+    if (sim_run(g, tmp->steps, tmp->T, &sim, e) != ERR_OK)
+        return e->code;
+    int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
+    if (bb->kind < 0 || (f && !bb->fits) || (f && bb->fits && sim.cost < bb->cost) ||
+        (!f && !bb->fits && sim.peak < bb->peak))
+        *bb = (Best){c, kind, het, f, sim.peak, sim.cost};
+    sim_done(&sim);
     return ERR_OK;
 }
 
+static void baseline_plan(const Graph *g, Plan *out)
+{
+    int T;
+    int *bl = sim_baseline_order(g, &T);
+    plan_reset(out);
+    for (int i = 0; i < T; i++)
+        plan_push(out, bl[i]);
+    free(bl);
+}
+
 /* Candidates: the DP (or naive) schedule for every slot count from
- * Theorem 3.3's minimum up, and the plain sweep (no recomputation); the
- * cheapest whose simulated peak fits wins, else the lowest peak. */
+ * Theorem 3.3's minimum up, the heterogeneous per-branch schedules
+ * (model auto or heterogeneous) and the plain sweep
+ * (no recomputation); the cheapest whose simulated peak fits wins, else
+ * the lowest peak. */
 static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Join *st = s->state;
     Plan tmp;
     plan_init(&tmp);
-    int best = -1, fits = 0;
-    int64_t bpeak = 0;
-    double bcost = 0;
+    Best bb = {0, -1, -1, 0, 0, 0};
     int hi = st->strategy == 2 ? st->cmin : st->dp.C;
     int lo = st->strategy == 0 ? 0 : st->cmin;
+    int homog = st->model != 2 || st->strategy != 0;
+    int rc = ERR_OK;
     /* candidate (c, kind): kind 0 the DP, 1 naive, 2 the plain sweep; the
      * optimal strategy also tries naive schedules, since the DP's slot
      * model does not see the simulator's bytes */
-    int bk = -1;
-    for (int c = hi; c >= lo; c--)
-        for (int kind = 0; kind < 3; kind++) {
+    for (int c = hi; c >= lo && rc == ERR_OK; c--)
+        for (int kind = 0; kind < 3 && rc == ERR_OK; kind++) {
             if (progress_cancelled(p)) {
                 plan_done(&tmp);
                 return err_set(e, ERR_CANCELLED, "join: cancelled");
             }
             if (kind == 2 ? (c != lo || st->strategy == 2)
-                          : kind != (st->strategy == 1) && st->strategy != 0)
+                          : !homog || (kind != (st->strategy == 1) && st->strategy != 0))
                 continue;
             if (kind < 2 && c < st->cmin)
                 continue;
-            if (kind == 2) {
-                int T;
-                int *bl = sim_baseline_order(s->g, &T);
-                plan_reset(&tmp);
-                for (int i = 0; i < T; i++)
-                    plan_push(&tmp, bl[i]);
-                free(bl);
-            } else if (build(st, c, kind, &tmp)) {
+            if (kind == 2)
+                baseline_plan(s->g, &tmp);
+            else if (build(st, c, kind, &tmp))
                 continue;
-            }
-            Sim sim;
-            if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
+            rc = consider(s->g, &tmp, budget, c, kind, -1, &bb, e);
+        }
+    if (st->model && st->strategy == 0)
+        for (int i = 0; i < st->n_cands && rc == ERR_OK; i++) {
+            if (progress_cancelled(p)) {
                 plan_done(&tmp);
-                return e->code;
+                return err_set(e, ERR_CANCELLED, "join: cancelled");
             }
-            int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-            if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
-                (!f && !fits && sim.peak < bpeak)) {
-                best = c;
-                bk = kind;
-                bpeak = sim.peak;
-                bcost = sim.cost;
-                fits = f;
-            }
-            sim_done(&sim);
+            build_het(st, &st->cands[i], &tmp);
+            rc = consider(s->g, &tmp, budget, 0, 3, i, &bb, e);
         }
     plan_done(&tmp);
-    st->best_c = bk == 2 ? 0 : best;
-    st->best_kind = bk;
-    if (bk == 2) {
-        int T;
-        int *bl = sim_baseline_order(s->g, &T);
-        plan_reset(out);
-        for (int i = 0; i < T; i++)
-            plan_push(out, bl[i]);
-        free(bl);
-    } else {
-        build(st, best, bk, out);
-    }
-    if (!fits)
+    if (rc)
+        return rc;
+    st->best_c = bb.kind < 2 ? bb.c : 0;
+    st->best_kind = bb.kind;
+    st->best_het = bb.het;
+    if (bb.kind == 2)
+        baseline_plan(s->g, out);
+    else if (bb.kind == 3)
+        build_het(st, &st->cands[bb.het], out);
+    else
+        build(st, bb.c, bb.kind, out);
+    if (!bb.fits) {
         /* solver_plan puts the measured figures in front of this reason */
-        return st->best_c
-                   ? err_set(e, ERR_OVER_BUDGET,
-                             "Theorem 3.3: the join needs at least %d slots; the lowest peak "
-                             "came with %d",
-                             st->cmin, st->best_c)
-                   : err_set(e, ERR_OVER_BUDGET,
-                             "Theorem 3.3: the join needs at least %d slots; the lowest peak "
-                             "came without recomputation",
-                             st->cmin);
+        char how[64];
+        if (bb.kind == 2)
+            snprintf(how, sizeof how, "without recomputation");
+        else if (bb.kind == 3)
+            snprintf(how, sizeof how, "from a heterogeneous per-branch schedule");
+        else
+            snprintf(how, sizeof how, "with %d", st->best_c);
+        return err_set(e, ERR_OVER_BUDGET,
+                       "Theorem 3.3: the join needs at least %d slots; the lowest peak came %s",
+                       st->cmin, how);
+    }
     return ERR_OK;
 }
 
@@ -494,12 +679,25 @@ static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     (void)e;
     const Join *st = s->state;
     const Graph *g = s->g;
-    char buf[256];
+    char buf[512];
     int k = snprintf(buf, sizeof buf, "join at '%s': %d branches (", g->nodes[st->join_node].id,
                      st->k);
     for (int b = 0; b < st->k && k < (int)sizeof buf; b++)
         k += snprintf(buf + k, sizeof buf - (size_t)k, "%s%d", b ? "+" : "", st->len[b]);
-    if (k < (int)sizeof buf) {
+    if (st->best_kind == 3 && st->best_het >= 0 && k < (int)sizeof buf) {
+        /* which branch was reversed when, and its allowance in its own
+         * buckets ("*": its forward prefix was kept through the turn) */
+        const JhCand *c = &st->cands[st->best_het];
+        k += snprintf(buf + k, sizeof buf - (size_t)k, " stages), heterogeneous, reversed");
+        for (int i = 0; i < st->k && k < (int)sizeof buf; i++) {
+            int b = c->order[i];
+            k += snprintf(buf + k, sizeof buf - (size_t)k, "%s%d%s (%d/%d buckets)",
+                          i ? ", " : " ", b + 1, c->keep >> b & 1 ? "*" : "",
+                          st->jh.allow[b][c->ai[b]], st->jh.dp[b].R);
+        }
+        if (k < (int)sizeof buf)
+            snprintf(buf + k, sizeof buf - (size_t)k, "; Theorem 3.3 minimum %d slots", st->cmin);
+    } else if (k < (int)sizeof buf) {
         if (st->best_c > 0)
             snprintf(buf + k, sizeof buf - (size_t)k,
                      " stages), %d slots; Theorem 3.3 minimum %d slots", st->best_c, st->cmin);
@@ -526,6 +724,12 @@ static const SolverParam params[] = {
     {"strategy", "optimal",
      "optimal (the join DP), naive (each branch advanced in one piece, in order) or min-memory "
      "(Theorem 3.3's smallest slot count only)"},
+    {"model", "auto",
+     "homogeneous (the join DP on unit slots), heterogeneous (per-branch chain DPs over the "
+     "stages' costs and sizes, branches reversed one after the other) or auto (both; the "
+     "simulated best wins)"},
+    {"mem_resolution", "64", "memory buckets per branch of the heterogeneous DPs (branch forward "
+     "bytes / this)"},
     {NULL, NULL, NULL}};
 
 const SolverClass solver_join = {

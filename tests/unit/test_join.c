@@ -1,7 +1,8 @@
 /* test_join.c — the join-graph DP (Theorem 3.3's minimum, the k = 1 case
  * against revolve's Opt0), the heterogeneous chain DP against a top-down
  * brute force from its definition and against Opt0, and the join and
- * heterogeneous revolve solvers end to end: plans re-validated by the
+ * heterogeneous revolve solvers end to end (join's per-branch heterogeneous
+ * candidates included): plans re-validated by the
  * independent checker, budgets met, refusals with their reason. */
 #include "tests/unit/testutil.h"
 #include "tests/unit/brute.h"
@@ -56,7 +57,8 @@ static void test_k1_is_opt0(void **state)
 }
 
 /* heterogeneous DP straight from its definition, top down, no table */
-static double hbrute(const double *uf, const int *x, const int *tp, int s, int t, int m)
+static double hbrute(const double *uf, const double *ub, const int *x, const int *tp, int s,
+                     int t, int m)
 {
     int xs = s > 0 ? x[s - 1] : 0;
     if (m < xs)
@@ -65,21 +67,21 @@ static double hbrute(const double *uf, const int *x, const int *tp, int s, int t
     for (int q = s; q < t; q++)
         sum += uf[q];
     if (t - s == 1)
-        return uf[s];
-    double best = sum + hbrute(uf, x, tp, s, t - 1, m);
+        return ub[s];
+    double best = sum - uf[t - 1] + ub[t - 1] + hbrute(uf, ub, x, tp, s, t - 1, m);
     for (int r = s + 1; r < t; r++) {
-        double a = hbrute(uf, x, tp, r, t, m - xs);
+        double a = hbrute(uf, ub, x, tp, r, t, m - xs);
         if (a >= CHAIN_DP_INF)
             continue;
         double pre = 0;
         for (int q = s; q < r; q++)
             pre += uf[q];
-        double v = pre + a + hbrute(uf, x, tp, s, r, m);
+        double v = pre + a + hbrute(uf, ub, x, tp, s, r, m);
         if (v < best)
             best = v;
     }
     if (tp && m - xs - tp[s] >= 0) {
-        double a = hbrute(uf, x, tp, s + 1, t, m - xs - tp[s]);
+        double a = hbrute(uf, ub, x, tp, s + 1, t, m - xs - tp[s]);
         if (a < CHAIN_DP_INF && uf[s] + a < best)
             best = uf[s] + a;
     }
@@ -92,24 +94,30 @@ static void test_chaindp(void **state)
     unsigned seed = 7;
     for (int trial = 0; trial < 30; trial++) {
         int L = 2 + trial % 5;
-        double uf[8];
+        double uf[8], ub[8];
         int x[8], tp[8];
         for (int i = 0; i < L; i++) {
             seed = seed * 1103515245u + 12345u;
             uf[i] = 1 + (seed >> 16) % 5;
             x[i] = 1 + (seed >> 8) % 3;
             tp[i] = (seed >> 4) % 3;
+            ub[i] = (seed >> 20) % 2 ? uf[i] : 0;   /* a backward reading only its input */
         }
-        for (int tape = 0; tape <= 1; tape++) {
+        for (int mode = 0; mode < 4; mode++) {
+            int tape = mode & 1, rerun = mode >> 1;
             ChainDP d;
             Err e;
             err_clear(&e);
-            assert_int_equal(chaindp_build(&d, L, 12, uf, x, tp, tape, NULL, &e), ERR_OK);
+            if (rerun)
+                assert_int_equal(chaindp_build_rerun(&d, L, 12, uf, ub, x, tp, tape, NULL, &e),
+                                 ERR_OK);
+            else
+                assert_int_equal(chaindp_build(&d, L, 12, uf, x, tp, tape, NULL, &e), ERR_OK);
             for (int m = 0; m <= 12; m++)
                 for (int s = 0; s < L; s++)
                     for (int t = s + 1; t <= L; t++)
                         assert_true(chaindp_cost(&d, s, t, m) ==
-                                    hbrute(uf, x, tape ? tp : NULL, s, t, m));
+                                    hbrute(uf, rerun ? ub : uf, x, tape ? tp : NULL, s, t, m));
             chaindp_free(&d);
         }
     }
@@ -138,15 +146,17 @@ static Graph *load(const char *path)
     return g;
 }
 
-/* plan at budget b (or none) re-validated; returns cost, -1 if over */
-static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *peak)
+/* plan with options opts at budget b (or none) re-validated by the
+ * independent checker; returns cost, -1 if over; *peak the plan's peak
+ * (-1 when refused up front); steps copied to *steps when non-NULL */
+static double plan_with(const Graph *g, const char *const *opts, int64_t b, int64_t *peak,
+                        Plan *steps)
 {
-    char opt[64];
-    snprintf(opt, sizeof opt, "strategy=%s", strategy);
-    const char *opts[] = {opt, NULL};
     Plan pl;
     int rc = tu_solve(g, "join", b, &pl, opts);
     assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+    if (steps)
+        plan_copy(steps, &pl);   /* the caller has plan_init'ed it */
     if (pl.T == 0) {   /* refused up front: below the graph's smallest peak */
         assert_int_equal(rc, ERR_OVER_BUDGET);
         plan_done(&pl);
@@ -163,6 +173,15 @@ static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *
         return -1;
     assert_true(b == PLAN_NO_BUDGET || pk <= b);
     return c;
+}
+
+/* plan with strategy=... at budget b (or none) */
+static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *peak)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "strategy=%s", strategy);
+    const char *opts[] = {opt, NULL};
+    return plan_with(g, opts, b, peak, NULL);
 }
 
 static void check_join_graph(const char *path, int branches)
@@ -313,6 +332,159 @@ static void test_hetero_revolve(void **state)
     graph_free(f);
 }
 
+static const char *const HOMOG[] = {"model=homogeneous", NULL};
+static const char *const HETERO[] = {"model=heterogeneous", NULL};
+static const char *const AUTO[] = {"model=auto", NULL};
+
+/* auto against each family alone at budget b: never costlier when one
+ * fits, never a higher peak when none does; returns auto's cost (-1 over) */
+static double auto_dominates(const Graph *g, int64_t b)
+{
+    int64_t pa, ph, pe;
+    double ca = plan_with(g, AUTO, b, &pa, NULL);
+    double ch = plan_with(g, HOMOG, b, &ph, NULL);
+    double ce = plan_with(g, HETERO, b, &pe, NULL);   /* valid: checked inside */
+    if (ch >= 0)
+        assert_true(ca >= 0 && ca <= ch);
+    if (ce >= 0)
+        assert_true(ca >= 0 && ca <= ce);
+    if (ca < 0 && pa >= 0)
+        assert_true(pa <= ph && pa <= pe);
+    return ca;
+}
+
+/* siamese: the image branch's values are ~1000x the text branch's, which
+ * the homogeneous slot model cannot see; the heterogeneous per-branch
+ * candidates (part of auto) must do strictly better */
+static void test_siamese_hetero(void **state)
+{
+    (void)state;
+    Graph *g = load("samples/models/siamese.json");
+    int64_t bpk, pk, hpk;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    int64_t b75 = bpk * 75 / 100, b80 = bpk * 80 / 100;
+    /* homogeneous: over budget at 75 %, its lowest peak above the budget */
+    assert_true(plan_with(g, HOMOG, b75, &hpk, NULL) < 0);
+    assert_true(hpk > b75);
+    double c = plan_with(g, AUTO, b75, &pk, NULL);
+    assert_true(c >= 0 && pk <= b75 && pk < hpk);
+    assert_true(c < bcost * 1.25);   /* and cheaper than greedy's +24.6 % */
+    double ch = plan_with(g, HOMOG, b80, &hpk, NULL);
+    c = plan_with(g, AUTO, b80, &pk, NULL);
+    assert_true(ch >= 0 && c >= 0 && c < ch);
+    /* over a range of budgets: auto never worse than homogeneous alone,
+     * heterogeneous-only plans valid (plan_with re-simulates every one) */
+    for (int pct = 100; pct >= 55; pct -= 5)
+        auto_dominates(g, bpk * pct / 100);
+    /* describe names the heterogeneous schedule and still shows stages */
+    Err e;
+    err_clear(&e);
+    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
+    assert_non_null(s);
+    Plan pl;
+    plan_init(&pl);
+    assert_int_equal(solver_plan(s, b75, NULL, &pl, NULL, &e), ERR_OK);
+    Overlay o;
+    overlay_init(&o);
+    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    assert_non_null(strstr(o.title, "heterogeneous, reversed"));
+    assert_non_null(strstr(o.title, "Theorem 3.3 minimum 5 slots"));
+    assert_non_null(strstr(o.groups[0].label, "branch 1 stage 1"));
+    overlay_done(&o);
+    /* resolve: a tighter budget on the same prepared tables */
+    Plan p2;
+    plan_init(&p2);
+    int64_t b70 = bpk * 70 / 100;
+    assert_int_equal(solver_plan(s, b70, &pl, &p2, NULL, &e), ERR_OK);
+    assert_true(p2.peak <= b70 && tu_check_peak(g, p2.steps, p2.T, &c) == p2.peak);
+    /* just above the graph's lower bound: over budget, Theorem 3.3 named */
+    plan_done(&p2);
+    plan_init(&p2);
+    int64_t lb = graph_min_peak(g, NULL) + 1;
+    assert_int_equal(solver_plan(s, lb, &pl, &p2, NULL, &e), ERR_OVER_BUDGET);
+    assert_non_null(strstr(e.msg, "Theorem 3.3: the join needs at least 5 slots"));
+    plan_done(&p2);
+    plan_done(&pl);
+    solver_free(s);
+    graph_free(g);
+}
+
+/* join3 (unit stages): the per-branch schedules still help, because the
+ * slot model re-runs every advanced segment: cheaper at 75 %, and 50 %
+ * (below Theorem 3.3's schedule's peak 11) becomes reachable */
+static void test_join3_hetero(void **state)
+{
+    (void)state;
+    Graph *g = load("samples/join3.json");
+    int64_t bpk, pk, p2;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    for (int64_t b = bpk; b >= bpk / 2; b--)
+        auto_dominates(g, b);
+    int64_t b75 = bpk * 75 / 100, b50 = bpk / 2;
+    double ch = plan_with(g, HOMOG, b75, &pk, NULL);
+    double ca = plan_with(g, AUTO, b75, &p2, NULL);
+    assert_true(ch >= 0 && ca >= 0 && ca < ch);
+    assert_true(plan_with(g, HOMOG, b50, &pk, NULL) < 0);
+    assert_true(plan_with(g, AUTO, b50, &p2, NULL) >= 0 && p2 <= b50 && p2 < pk);
+    graph_free(g);
+}
+
+/* equal stages (two unit chains of 3): every plan of every model is valid
+ * and never below the exact optimum; auto is the better of the two
+ * families and, with the whole baseline budget, the optimum itself */
+static void test_equal_stages(void **state)
+{
+    (void)state;
+    Graph *f = tu_graph("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_make_training(f, &e);
+    assert_non_null(g);
+    int64_t bpk, pk;
+    double bcost;
+    sim_baseline(g, &bpk, &bcost);
+    int got = 0;
+    for (int64_t b = bpk; b > 0; b--) {
+        double ca = auto_dominates(g, b);
+        double opt = brute_optimum(g, b, NULL, NULL);
+        if (ca >= 0) {
+            assert_true(ca >= opt && opt >= 0);
+            got++;
+        }
+        if (b == bpk)
+            assert_true(ca == opt);
+        double ce = plan_with(g, HETERO, b, &pk, NULL);
+        if (ce >= 0)
+            assert_true(ce >= opt);
+    }
+    assert_true(got >= 3);
+    graph_free(g);
+    graph_free(f);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    Graph *g = load("samples/join3.json");
+    const char *bad[][2] = {{"model=bogus", "model=bogus: expected auto"},
+                            {"mem_resolution=0", "mem_resolution=0: expected 1..4096"}};
+    for (int i = 0; i < 2; i++) {
+        const char *opts[] = {bad[i][0], NULL};
+        SolverOpts o;
+        solver_opts_init(&o);
+        Err e;
+        err_clear(&e);
+        assert_int_equal(solver_opts_add(&o, opts[0], &e), ERR_OK);
+        assert_null(solver_new(solver_find("join"), g, &o, &e));
+        assert_int_equal(e.code, ERR_USAGE);
+        assert_non_null(strstr(e.msg, bad[i][1]));
+        solver_opts_done(&o);
+    }
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +496,10 @@ int main(void)
         cmocka_unit_test(test_join_vs_brute),
         cmocka_unit_test(test_refuse),
         cmocka_unit_test(test_hetero_revolve),
+        cmocka_unit_test(test_siamese_hetero),
+        cmocka_unit_test(test_join3_hetero),
+        cmocka_unit_test(test_equal_stages),
+        cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
