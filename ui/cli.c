@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <cjson/cJSON.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "src/fileio.h"
 #include "src/fit.h"
 #include "src/graph_io.h"
+#include "src/overlay_json.h"
 #include "src/replay.h"
 #include "src/sim.h"
 #include "src/solver.h"
@@ -30,7 +32,7 @@ typedef struct Args {
     int npos;
     const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
         *max_overhead, *replay;
-    int points, top, curve, width, height, ascii, train;
+    int points, top, curve, width, height, ascii, train, structure;
     SolverOpts opts;
 } Args;
 
@@ -87,6 +89,8 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             a->curve = 1;
         else if (!strcmp(s, "--ascii"))
             a->ascii = 1;
+        else if (!strcmp(s, "--structure"))
+            a->structure = 1;
         else if (!strcmp(s, "--train"))
             a->train = 1;
         else if (!strcmp(s, "--points") || !strcmp(s, "--top") || !strcmp(s, "--width") ||
@@ -258,6 +262,32 @@ static int parse_budget(const char *cmd, const char *text, const Graph *g, int64
     return 0;
 }
 
+/* --structure: the groups a solver's describe() returns, one line each
+ * (label, kind, size, the first node ids), indented by level. */
+static void print_structure(const Overlay *ov, const Graph *g, const SolverClass *cls)
+{
+    if (!ov->n && !ov->title) {
+        fprintf(stderr, "%s shows no structure\n", cls->name);
+        return;
+    }
+    fprintf(stderr, "structure: %s", ov->title ? ov->title : cls->name);
+    if (ov->width)
+        fprintf(stderr, " (width %d)", ov->width);
+    fprintf(stderr, ", %d groups\n", ov->n);
+    for (int i = 0; i < ov->n; i++) {
+        const OverlayGroup *gr = &ov->groups[i];
+        int ind = 2 + 2 * (gr->level < 20 ? gr->level : 20);
+        fprintf(stderr, "%*s%s [%s, %d nodes", ind, "", gr->label, overlay_kind_name(gr->kind),
+                gr->n);
+        if (gr->parent >= 0)
+            fprintf(stderr, ", parent %d", gr->parent);
+        fputs("]:", stderr);
+        for (int k = 0; k < gr->n && k < 8; k++)
+            fprintf(stderr, " %s", g->nodes[gr->nodes[k]].id);
+        fputs(gr->n > 8 ? " ...\n" : "\n", stderr);
+    }
+}
+
 static int cmd_solve(Args *a)
 {
     if (a->npos != 1)
@@ -293,7 +323,22 @@ static int cmd_solve(Args *a)
     double dt = now_s() - t0;
     int status = EXIT_OK;
     if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && p.T > 0)) {
-        char *json = plan_to_json(&p, g, NULL);
+        /* the solver's structure travels in the plan (spec: optional
+         * extra fields) and, with --structure, as text for people */
+        Overlay ov;
+        overlay_init(&ov);
+        cJSON *extra = NULL;
+        Err de;
+        err_clear(&de);
+        if (cls->describe && cls->describe(s, &p, &ov, &de) == ERR_OK &&
+            (ov.n || ov.title)) {
+            extra = cJSON_CreateObject();
+            cJSON_AddItemToObject(extra, "structure", overlay_to_json(&ov, g));
+        }
+        if (a->structure && rc == ERR_OK)
+            print_structure(&ov, g, cls);
+        overlay_done(&ov);
+        char *json = plan_to_json(&p, g, extra);
         Err we;
         err_clear(&we);
         if (rc == ERR_OK && file_write_all(a->out ? a->out : "-", json, strlen(json), &we))
@@ -766,7 +811,7 @@ static const struct Command {
     const char *synopsis;
 } commands[] = {
     {"info", cmd_info, "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN]"},
+    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
     {"simulate", cmd_simulate, "simulate GRAPH PLAN [--curve] [--at STEP]   re-check a plan: validity, peak, cost"},
     {"sim", cmd_simulate, NULL},
     {"sweep", cmd_sweep, "sweep GRAPH --solver NAME [--points N]   peak vs cost over budgets, CSV"},
