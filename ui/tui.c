@@ -12,11 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 
 #include "render/explore.h"
 #include "render/export.h"
 #include "render/plot.h"
 #include "src/fileio.h"
+#include "src/overlay_json.h"
 #include "src/replay.h"
 #include "src/units.h"
 #include "ui/crt.h"
@@ -195,7 +197,12 @@ static void do_export(Tui *t, const char *path)
             say(t, 1, "export: no plan yet");
             return;
         }
-        char *js = plan_to_json(pl, s->g, NULL);
+        cJSON *extra = NULL;
+        if (s->ov.n || s->ov.title) { /* the structure drawn in the views goes along */
+            extra = cJSON_CreateObject();
+            cJSON_AddItemToObject(extra, "structure", overlay_to_json(&s->ov, s->g));
+        }
+        char *js = plan_to_json(pl, s->g, extra);
         rc = file_write_all(path, js, strlen(js), &e);
         free(js);
     } else if (!strcmp(ext, "dot") || !strcmp(ext, "gv") || !strcmp(ext, "svg") ||

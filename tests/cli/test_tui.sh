@@ -184,6 +184,21 @@ check '\| greedy \| budget 5 B \| .*\(cached\)' "compare: sweep plans are in the
 tm send-keys -t tui q
 wait_exit "compare: q"
 
+# ---- export JSON: the plan goes with the structure the views draw ---------
+start samples/chain32.json -s kusumoto-exact -b 26
+check 'chain32-train \| kusumoto-exact \| budget 26 B \| .*solved' "export json: kusumoto plan"
+tm send-keys -t tui e
+check 'export to' "export json: prompt"
+tm send-keys -t tui -l "$T/k.json"
+tm send-keys -t tui Enter
+check "wrote $T/k.json" "export json: reported"
+python3 tests/validate.py samples/chain32.json "$T/k.json" >"$T/v" ||
+    { echo "FAIL: exported plan: $(cat "$T/v")"; fails=$((fails+1)); }
+grep -qE '"structure":\{"title":"lower sets \(k=[0-9]+\)"' "$T/k.json" ||
+    { echo "FAIL: exported plan lacks the lower-set structure"; fails=$((fails+1)); }
+tm send-keys -t tui q
+wait_exit "export json: q"
+
 # ---- replay: r measures the shown plan in the background ------------------
 start samples/chain32.json -s greedy -b 20
 check 'chain32-train \| greedy \| budget 20 B \| peak 20 B .*solved' "replay: greedy plan"
