@@ -285,6 +285,16 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
             if (blk[st->f->fwd[x]] == i)
                 overlay_add_node(out, gi, st->f->fwd[x]);
     }
+    /* what the forward keeps after each block: the boundary ∂(L_i), the
+     * values of L_i read outside it (the explorer shows the cache beside
+     * the blocks; L_k is everything, so its boundary is not a cache) */
+    for (int i = 1; i < c->k; i++) {
+        int L = c->chain[i - 1];
+        snprintf(buf, sizeof buf, "cache after V_%d", i);
+        int gi = overlay_add(out, OVERLAY_OTHER, buf, -1, 0);
+        for (int q = st->f->bd_off[L]; q < st->f->bd_off[L + 1]; q++)
+            overlay_add_node(out, gi, st->f->fwd[st->f->bd[q]]);
+    }
     free(blk);
     return ERR_OK;
 }

@@ -589,13 +589,17 @@ static void test_resolve_describe(void **state)
     assert_int_equal(s->cls->describe(s, &a, &o, &e), ERR_OK);
     assert_non_null(o.title);
     char want[32];
-    snprintf(want, sizeof want, "lower sets (k=%d)", o.n);
+    int kb = 0;   /* the blocks come first, then the caches after V_1..V_{k-1} */
+    while (kb < o.n && o.groups[kb].kind == OVERLAY_BLOCK)
+        kb++;
+    snprintf(want, sizeof want, "lower sets (k=%d)", kb);
     assert_string_equal(o.title, want);
-    assert_true(o.n >= 2);   /* 70 % of the peak needs more than one block */
+    assert_true(kb >= 2);   /* 70 % of the peak needs more than one block */
+    assert_int_equal(o.n, 2 * kb - 1);
     int *seen = calloc((size_t)g->n, sizeof *seen), nfw = 0, covered = 0;
     for (int v = 0; v < g->n; v++)
         nfw += g->nodes[v].phase == PHASE_FWD;
-    for (int i = 0; i < o.n; i++) {
+    for (int i = 0; i < kb; i++) {
         snprintf(want, sizeof want, "V_%d", i + 1);
         assert_string_equal(o.groups[i].label, want);
         assert_int_equal(o.groups[i].kind, OVERLAY_BLOCK);
@@ -615,6 +619,30 @@ static void test_resolve_describe(void **state)
         }
     }
     assert_int_equal(covered, nfw);
+    /* the cache after V_j is the boundary of L_j: exactly the forward
+     * values of blocks <= j that a forward node of a later block reads */
+    for (int j = 1; j < kb; j++) {
+        const OverlayGroup *c = &o.groups[kb + j - 1];
+        snprintf(want, sizeof want, "cache after V_%d", j);
+        assert_string_equal(c->label, want);
+        assert_int_equal(c->kind, OVERLAY_OTHER);
+        int nb = 0;
+        for (int v = 0; v < g->n; v++) {
+            if (g->nodes[v].phase != PHASE_FWD || seen[v] > j)
+                continue;
+            int read_later = 0;
+            for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+                int w = g->out_idx[k];
+                read_later |= g->nodes[w].phase == PHASE_FWD && seen[w] > j;
+            }
+            int listed = 0;
+            for (int q = 0; q < c->n; q++)
+                listed |= c->nodes[q] == v;
+            assert_int_equal(listed, read_later);
+            nb += read_later;
+        }
+        assert_int_equal(c->n, nb);
+    }
     free(seen);
     overlay_done(&o);
     plan_done(&a);
