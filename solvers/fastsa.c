@@ -578,6 +578,10 @@ typedef struct {
     Units U;
     Params prm;
     long long last_tried;   /* mutations tried by the last solve (benchmarks) */
+    /* lowest peak a full search reached when it missed its budget (0:
+     * none yet): a later budget below it will not be met by another full
+     * search either, so re-solves skip it and answer at slider speed */
+    int64_t missed_floor;
 } FastSA;
 
 typedef struct {
@@ -932,6 +936,15 @@ static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     int *order = sim_baseline_order(s->g, &L);
     int rc = fastsa_run(s, budget, order, L, s_group(s), out, p, e);
     free(order);
+    Sim sim;
+    Err e2;
+    if (rc == ERR_OK && budget != PLAN_NO_BUDGET &&
+        sim_run(s->g, out->steps, out->T, &sim, &e2) == ERR_OK) {
+        FastSA *fs = s->state;
+        if (sim.peak > budget && (!fs->missed_floor || sim.peak < fs->missed_floor))
+            fs->missed_floor = sim.peak;
+        sim_done(&sim);
+    }
     return rc;
 }
 
@@ -961,6 +974,8 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
         if (pk <= budget)
             return rc;
     }
+    if (fs->missed_floor && budget < fs->missed_floor)
+        return rc;   /* a full search already failed to get this low */
     Plan cold;
     plan_init(&cold);
     long long tried = ((FastSA *)s->state)->last_tried;

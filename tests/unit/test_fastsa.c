@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "solvers/fastsa.h"
+#include "src/graph_io.h"
 #include "solvers/segtree.h"
 #include "src/transform.h"
 
@@ -284,6 +285,52 @@ static void test_resolve_warm_start(void **state)
     graph_free(g);
 }
 
+/* A full search that missed its budget sets a floor: re-solving for a
+ * budget still below the peak it reached runs only the short warm anneal
+ * (no second full search), so the slider stays quick where no plan fits. */
+static void test_resolve_below_missed_floor(void **state)
+{
+    (void)state;
+    Err le;
+    Graph *g = graph_load("samples/transformer_small.json", &le);
+    assert_non_null(g);
+    int node;
+    int64_t lo = graph_min_peak(g, &node);
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    /* so few mutations that the lower bound is out of reach */
+    const long long iters = 200;
+    assert_int_equal(solver_opts_add(&o, "iters=200", &e), ERR_OK);
+    assert_int_equal(solver_opts_add(&o, "time_limit=60", &e), ERR_OK);
+    assert_int_equal(solver_opts_add(&o, "resolve_time=60", &e), ERR_OK);
+    assert_int_equal(solver_opts_add(&o, "seed=5", &e), ERR_OK);
+    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
+    solver_opts_done(&o);
+    assert_non_null(s);
+    Plan p, q;
+    plan_init(&p);
+    plan_init(&q);
+    int64_t b0 = lo;
+    int rc0 = solver_plan(s, b0, NULL, &p, NULL, &e);
+    assert_int_equal(rc0, ERR_OVER_BUDGET);
+    check_plan(g, &p);
+    long long full = fastsa_last_tried(s);
+    assert_true(full > iters + iters / 10);   /* grouping: two stages */
+    int64_t b1 = b0 + (p.peak - b0) / 2;  /* higher, still below what it reached */
+    if (b1 >= p.peak)
+        b1 = p.peak - 1;
+    assert_int_equal(solver_plan(s, b1, &p, &q, NULL, &e), ERR_OVER_BUDGET);
+    check_plan(g, &q);
+    /* the warm anneal alone: at most one stage and its tenth */
+    assert_true(fastsa_last_tried(s) <= iters + iters / 10 + 1);
+    plan_done(&p);
+    plan_done(&q);
+    solver_free(s);
+    graph_free(g);
+}
+
 static void test_random_plans(void **state)
 {
     (void)state;
@@ -374,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_fig1),
         cmocka_unit_test(test_same_seed_same_plan),
         cmocka_unit_test(test_resolve_warm_start),
+        cmocka_unit_test(test_resolve_below_missed_floor),
         cmocka_unit_test(test_random_plans),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_bad_options),
