@@ -60,7 +60,7 @@ int compare_solvers(const Graph *g, int64_t budget, const SolverClass *opts_cls,
         double t0 = mono_s();
         SolverOpts o;
         compare_opts(r->cls, opts_cls, opts, &o);
-        Solver *s = solver_new(r->cls, g, &o, &e);
+        Solver *s = solver_new_cancellable(r->cls, g, &o, p, &e);
         solver_opts_done(&o);
         if (!s) {
             r->rc = e.code ? e.code : ERR_INVALID;
@@ -117,7 +117,7 @@ int sweep_run(const Graph *g, const SolverClass *cls, const SolverOpts *opts, co
         plan_init(&pts[i].plan);
         pts[i].budget = budgets[i];
     }
-    Solver *s = solver_new(cls, g, opts, e);
+    Solver *s = solver_new_cancellable(cls, g, opts, p, e);
     if (!s)
         return e->code ? e->code : ERR_INVALID;
     const Plan *prev = NULL;

@@ -101,7 +101,9 @@ int treedec_min_fill(int n, const int *off, const int *adj, TreeDec *td, Progres
     int *bnodes = xmallocarray((size_t)bcap, sizeof *bnodes);
     int rc = ERR_OK;
     for (int i = 0; i < n; i++) {
-        if ((i & 255) == 0) {
+        /* late eliminations of a wide graph are slow (large fill updates):
+         * poll often so the explorer's cancel and quit stay prompt */
+        if ((i & 15) == 0) {
             if (progress_cancelled(p)) {
                 rc = err_set(e, ERR_CANCELLED, "tree decomposition: cancelled");
                 break;

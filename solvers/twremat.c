@@ -318,7 +318,7 @@ static int tw_prepare(Solver *s, Err *e)
                     adj[fp[node_vert[v]]++] = node_vert[g->in_idx[q]];
     free(fp);
     treedec_init(&st->td);
-    int rc = treedec_min_fill(m, off, adj, &st->td, NULL, e);
+    int rc = treedec_min_fill(m, off, adj, &st->td, s->prepare_progress, e);
     free(off);
     free(adj);
     if (rc) {

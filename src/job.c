@@ -66,9 +66,11 @@ static void run_one(Job *j, const SolverClass *cls, const SolverOpts *opts, int6
         plan_done(&j->prev);
         plan_init(&j->prev);
         err_clear(&j->solver_err);
-        j->solver = solver_new(cls, j->g, opts, &j->solver_err);
+        j->solver = solver_new_cancellable(cls, j->g, opts, &j->prog, &j->solver_err);
         j->solver_rc = j->solver ? ERR_OK : (j->solver_err.code ? j->solver_err.code : ERR_INVALID);
-        j->solver_cls = cls;
+        /* a prepare cancelled by a newer request or by quitting is not a
+         * refusal: the next request for this class prepares again */
+        j->solver_cls = j->solver_rc == ERR_CANCELLED ? NULL : cls;
     }
     if (!j->solver) {
         r->rc = j->solver_rc;

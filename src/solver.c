@@ -76,6 +76,12 @@ static const SolverParam *find_param(const SolverClass *cls, const char *name)
 
 Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opts, Err *e)
 {
+    return solver_new_cancellable(cls, g, opts, NULL, e);
+}
+
+Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const SolverOpts *opts,
+                               Progress *prog, Err *e)
+{
     if (opts)
         for (int i = 0; i < opts->n; i++)
             if (!find_param(cls, opts->key[i])) {
@@ -96,7 +102,9 @@ Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opt
         for (int i = 0; i < opts->n; i++)
             opts_put(&s->opts, opts->key[i], strlen(opts->key[i]), opts->val[i]);
     if (cls->prepare) {
+        s->prepare_progress = prog;
         int rc = cls->prepare(s, e);
+        s->prepare_progress = NULL;
         if (rc) {
             if (e && !e->msg[0])
                 err_set(e, rc, "%s: %s", cls->name, err_label(rc));

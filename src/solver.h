@@ -86,6 +86,10 @@ struct Solver {
     const Graph *g;           /* borrowed; outlives the solver */
     SolverOpts opts;          /* owned copy */
     void *state;              /* the class's private state */
+    /* Cancellation for prepare, which has no Progress argument: set by
+     * solver_new_cancellable while prepare runs, NULL otherwise. A long
+     * prepare polls it and returns ERR_CANCELLED. */
+    Progress *prepare_progress;
 };
 
 /* ---- registry (defined in solvers/registry.c) ------------------------ */
@@ -98,6 +102,10 @@ const SolverClass *solver_find(const char *name);
 /* Bind cls to g with opts (copied; NULL for none), check option names
  * against cls->params, and run prepare. NULL with e set on failure. */
 Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opts, Err *e);
+/* The same, with p's cancel flag polled by a long prepare (tree
+ * decompositions of large graphs): NULL with ERR_CANCELLED when it fired. */
+Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const SolverOpts *opts,
+                               Progress *p, Err *e);
 void solver_free(Solver *s);
 
 /* Plan for budget: resolve when prev is given and the class has it, else

@@ -546,6 +546,32 @@ static void test_resolve(void **state)
     }
 }
 
+/* prepare (the tree decomposition) polls the caller's cancel flag: a
+ * cancelled prepare is ERR_CANCELLED, not a refusal, and a later prepare
+ * of the same graph succeeds */
+static void test_prepare_cancel(void **state)
+{
+    (void)state;
+    Err e;
+    Graph *g = graph_load("samples/models/resnet18.json", &e);
+    assert_non_null(g);
+    Progress p;
+    progress_init(&p);
+    atomic_store(&p.cancel, 1);
+    err_clear(&e);
+    Solver *s = solver_new_cancellable(solver_find("twremat"), g, NULL, &p, &e);
+    assert_null(s);
+    assert_int_equal(e.code, ERR_CANCELLED);
+    assert_non_null(strstr(e.msg, "cancelled"));
+    progress_init(&p);
+    err_clear(&e);
+    s = solver_new_cancellable(solver_find("twremat"), g, NULL, &p, &e);
+    assert_non_null(s);
+    assert_null(s->prepare_progress);   /* only borrowed while prepare runs */
+    solver_free(s);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_chain),
         cmocka_unit_test(test_max_steps),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_prepare_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
