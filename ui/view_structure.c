@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/units.h"
 #include "src/xalloc.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
@@ -101,8 +102,15 @@ void view_structure_draw(Tui *t, int y, int h, int w)
         int ind = gr->level * 2;
         if (ind > 20)
             ind = 20;
-        int u = snprintf(line, sizeof line, "%*s[%s] %s (%d): ", ind, "", overlay_kind_name(gr->kind),
-                         gr->label, gr->n);
+        /* bytes the group's values take (a block's activations, a cache's
+         * checkpoints, a bag's values): what a recomputation choice weighs */
+        int64_t bytes = 0;
+        for (int k = 0; k < gr->n; k++)
+            bytes += s->g->nodes[gr->nodes[k]].size;
+        char bb[32];
+        units_format_bytes(bytes, bb, sizeof bb);
+        int u = snprintf(line, sizeof line, "%*s[%s] %s (%d, %s): ", ind, "",
+                         overlay_kind_name(gr->kind), gr->label, gr->n, bb);
         for (int k = 0; k < gr->n && u < (int)sizeof line - 40; k++)
             u += snprintf(line + u, sizeof line - (size_t)u, "%s%s", k ? " " : "", s->g->nodes[gr->nodes[k]].id);
         tui_put(y + 2 + r, 2, w - 2, line);

@@ -196,6 +196,11 @@ python3 tests/validate.py samples/chain32.json "$T/k.json" >"$T/v" ||
     { echo "FAIL: exported plan: $(cat "$T/v")"; fails=$((fails+1)); }
 grep -qE '"structure":\{"title":"lower sets \(k=[0-9]+\)"' "$T/k.json" ||
     { echo "FAIL: exported plan lacks the lower-set structure"; fails=$((fails+1)); }
+# the structure view: the blocks with their sizes, and the caches between them
+tm send-keys -t tui Tab Tab Tab
+check 'Structure of kusumoto-exact: lower sets \(k=[0-9]+\)' "structure: lower sets"
+check '\[block\] V_1 \([0-9]+, [0-9]+ B\): f1 ' "structure: V_1 with its size"
+check '\[other\] cache after V_1 \(1, [0-9]+ B\): f[0-9]+' "structure: the cache after V_1"
 tm send-keys -t tui q
 wait_exit "export json: q"
 
