@@ -91,6 +91,30 @@ static void plans(void)
         solver_free(s);
     }
     graph_free(g);
+    /* the other generated families at the same size, default options */
+    const char *kinds[] = {"chain", "resnet", "transformer"};
+    for (int k = 0; k < 3; k++) {
+        g = gen_training(kinds[k], 4000, 7);
+        sim_baseline(g, &base, &bcost);
+        const char *opts[] = {"seed=1", NULL};
+        Solver *s = make(g, opts);
+        for (int pct = 50; pct >= 25; pct -= 25) {
+            Plan p;
+            plan_init(&p);
+            Err e;
+            err_clear(&e);
+            double t0 = now();
+            int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
+            double dt = now() - t0;
+            printf("%d-node %s, defaults, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
+                   "%.2f s\n",
+                   g->n, kinds[k], pct, rc == ERR_OK ? "met" : "NOT met",
+                   100.0 * (double)p.peak / (double)base, 100.0 * (p.cost / bcost - 1), dt);
+            plan_done(&p);
+        }
+        solver_free(s);
+        graph_free(g);
+    }
 }
 
 int main(void)
