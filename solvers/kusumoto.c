@@ -26,6 +26,7 @@
 #include "src/xalloc.h"
 
 typedef struct {
+    const KusFamily *fam;   /* the family the chain's set indices refer to */
     int *chain;
     int k;
     int tb;             /* model overhead, buckets */
@@ -36,6 +37,11 @@ typedef struct {
 
 typedef struct {
     KusFamily *f;
+    /* exact only: the pruned family too. Its chains are chains of the full
+     * family, but the DP's model is not the simulator, so the front walk
+     * over the full family can miss a chain the pruned walk finds; keeping
+     * both sets of candidates makes exact never worse than approx. */
+    KusFamily *f2;
     int approx;
     int memory;         /* strategy=memory */
     double unit;        /* cost bucket */
@@ -110,6 +116,14 @@ static int kus_prepare(Solver *s, Err *e)
         free(st);
         return e->code;
     }
+    if (!st->approx) {
+        st->f2 = kus_family_new(g, 1, 0, e);
+        if (!st->f2) {
+            kus_family_free(st->f);
+            free(st);
+            return e->code;
+        }
+    }
     double total = st->f->C[st->f->N - 1];
     st->unit = total > 0 ? total / (double)res : 1;
     st->last = -1;
@@ -117,19 +131,20 @@ static int kus_prepare(Solver *s, Err *e)
     return ERR_OK;
 }
 
-static void add_cand(const Solver *s, int *chain, int k, Err *e)
+static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err *e)
 {
     Kus *st = s->state;
     for (int c = 0; c < st->ncand; c++)
-        if (st->cand[c].k == k && !memcmp(st->cand[c].chain, chain, (size_t)k * sizeof *chain)) {
+        if (st->cand[c].fam == f && st->cand[c].k == k &&
+            !memcmp(st->cand[c].chain, chain, (size_t)k * sizeof *chain)) {
             free(chain);
             return;
         }
-    Cand cd = {.chain = chain, .k = k};
-    kus_chain_model(st->f, chain, k, st->unit, &cd.tb, &cd.dp_peak);
+    Cand cd = {.fam = f, .chain = chain, .k = k};
+    kus_chain_model(f, chain, k, st->unit, &cd.tb, &cd.dp_peak);
     Plan pl;
     plan_init(&pl);
-    kus_emit(s->g, st->f, chain, k, &pl, NULL);
+    kus_emit(s->g, f, chain, k, &pl, NULL);
     Sim sim;
     if (sim_run(s->g, pl.steps, pl.T, &sim, e) == ERR_OK) {
         cd.peak = sim.peak;
@@ -160,10 +175,9 @@ static int cancelled(Kus *st, const Solver *s, Err *e)
 /* Chains taken from one DP run (its Pareto labels at F). */
 #define FRONT_LABELS 32
 
-static int build_front(Solver *s, Progress *p, Err *e)
+static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
 {
     Kus *st = s->state;
-    const KusFamily *f = st->f;
     int F = f->N - 1;
     int64_t hi = 2 * f->S[F] + f->A[F], lo = -1;   /* {F} alone always fits hi */
     while (hi - lo > 1) {
@@ -194,7 +208,7 @@ static int build_front(Solver *s, Progress *p, Err *e)
         int64_t pk;
         kus_chain_model(f, chains[0], ks[0], st->unit, &tb, &pk);
         for (int q = 0; q < got; q++)
-            add_cand(s, chains[q], ks[q], &se);
+            add_cand(s, f, chains[q], ks[q], &se);
         if (B <= bmin)
             break;
         int64_t nb = pk - 1;
@@ -209,7 +223,7 @@ static int build_front(Solver *s, Progress *p, Err *e)
     if (k < 0)
         return cancelled(st, s, e);
     if (k > 0)
-        add_cand(s, chain, k, &se);
+        add_cand(s, f, chain, k, &se);
     if (!st->ncand)
         return err_set(e, se.code ? se.code : ERR_INVALID, "%s: no schedule: %s", cls_name(s),
                        se.code ? se.msg : "the DP found no chain");
@@ -221,7 +235,9 @@ static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Kus *st = s->state;
     if (!st->have_front) {
-        int rc = build_front(s, p, e);
+        int rc = build_front(s, st->f, p, e);
+        if (!rc && st->f2)
+            rc = build_front(s, st->f2, p, e);
         if (rc)
             return rc;
     }
@@ -250,7 +266,7 @@ static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         }
     }
     st->last = best;
-    kus_emit(s->g, st->f, st->cand[best].chain, st->cand[best].k, out, NULL);
+    kus_emit(s->g, st->cand[best].fam, st->cand[best].chain, st->cand[best].k, out, NULL);
     progress_set(p, 1);
     return ERR_OK;
 }
@@ -273,7 +289,8 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     int *blk = xmallocarray((size_t)s->g->n, sizeof *blk);
     Plan tmp;
     plan_init(&tmp);
-    kus_emit(s->g, st->f, c->chain, c->k, &tmp, blk);
+    const KusFamily *f = c->fam;
+    kus_emit(s->g, f, c->chain, c->k, &tmp, blk);
     plan_done(&tmp);
     char buf[64];
     snprintf(buf, sizeof buf, "lower sets (k=%d)", c->k);
@@ -281,9 +298,9 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     for (int i = 1; i <= c->k; i++) {
         snprintf(buf, sizeof buf, "V_%d", i);
         int gi = overlay_add(out, OVERLAY_BLOCK, buf, -1, 0);
-        for (int x = 0; x < st->f->nf; x++)
-            if (blk[st->f->fwd[x]] == i)
-                overlay_add_node(out, gi, st->f->fwd[x]);
+        for (int x = 0; x < f->nf; x++)
+            if (blk[f->fwd[x]] == i)
+                overlay_add_node(out, gi, f->fwd[x]);
     }
     /* what the forward keeps after each block: the boundary ∂(L_i), the
      * values of L_i read outside it (the explorer shows the cache beside
@@ -292,8 +309,8 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
         int L = c->chain[i - 1];
         snprintf(buf, sizeof buf, "cache after V_%d", i);
         int gi = overlay_add(out, OVERLAY_OTHER, buf, -1, 0);
-        for (int q = st->f->bd_off[L]; q < st->f->bd_off[L + 1]; q++)
-            overlay_add_node(out, gi, st->f->fwd[st->f->bd[q]]);
+        for (int q = f->bd_off[L]; q < f->bd_off[L + 1]; q++)
+            overlay_add_node(out, gi, f->fwd[f->bd[q]]);
     }
     free(blk);
     return ERR_OK;
@@ -307,6 +324,7 @@ static void kus_release(Solver *s)
     drop_front(st);
     free(st->cand);
     kus_family_free(st->f);
+    kus_family_free(st->f2);
     free(st);
 }
 

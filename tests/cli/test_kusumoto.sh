@@ -55,4 +55,25 @@ expect_rc 1 "lower-set cap 100"
 expect_err "exceeds the limit max_lower_sets=100; use kusumoto-approx" "cap message names the limit"
 run "$REMAT" solve "$T/wide_fwd.json" --train --solver kusumoto-approx -o "$T/w.json"
 expect_rc 0 "approx on the wide graph"
+# exact searches every lower set, approx a subset: wherever approx meets a
+# budget exact does too, at no more cost (time) or no higher peak (memory)
+for g in samples/models/resnet18.json samples/models/resnet50.json samples/models/unet.json \
+         samples/models/siamese.json samples/chain32.json samples/join3.json samples/skip.json; do
+    for b in 60% 75%; do
+        for st in time memory; do
+            "$REMAT" solve "$g" --solver kusumoto-approx --budget $b -O strategy=$st -o "$T/a.json" 2>/dev/null
+            ra=$?
+            "$REMAT" solve "$g" --solver kusumoto-exact --budget $b -O strategy=$st -o "$T/x.json" 2>/dev/null
+            rx=$?
+            [ $ra -eq 0 ] || continue
+            [ $rx -eq 0 ] || { echo "FAIL: $g $b $st: approx fits, exact exits $rx"; fails=$((fails+1)); continue; }
+            python3 - "$T/a.json" "$T/x.json" $st <<'PY' || { echo "FAIL: $g $b $st: exact worse than approx"; fails=$((fails+1)); }
+import json, sys
+a = json.load(open(sys.argv[1])); x = json.load(open(sys.argv[2]))
+key = "cost" if sys.argv[3] == "time" else "peak"
+sys.exit(0 if x[key] <= a[key] else 1)
+PY
+        done
+    done
+done
 finish
