@@ -562,23 +562,22 @@ static int join_prepare(Solver *s, Err *e)
 
 /* The running best of join_solve's scan. */
 typedef struct {
-    int c, kind, het, fits;
-    int64_t peak;
-    double cost;
+    PlanPick pk;        /* the choice itself (src/solver.h) */
+    int c, kind, het;   /* which candidate it kept */
 } Best;
 
-/* Simulate the candidate in tmp; keep it when it is the first, the first
- * to fit, cheaper among fitting ones, or lower among over-budget ones. */
+/* Simulate the candidate in tmp and offer it to the running choice. */
 static int consider(const Graph *g, const Plan *tmp, int64_t budget, int c, int kind, int het,
                     Best *bb, Err *e)
 {
     Sim sim;
     if (sim_run(g, tmp->steps, tmp->T, &sim, e) != ERR_OK)
         return e->code;
-    int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-    if (bb->kind < 0 || (f && !bb->fits) || (f && bb->fits && sim.cost < bb->cost) ||
-        (!f && !bb->fits && sim.peak < bb->peak))
-        *bb = (Best){c, kind, het, f, sim.peak, sim.cost};
+    if (plan_pick_offer(&bb->pk, 0, budget, sim.peak, sim.cost)) {
+        bb->c = c;
+        bb->kind = kind;
+        bb->het = het;
+    }
     sim_done(&sim);
     return ERR_OK;
 }
@@ -603,7 +602,8 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     Join *st = s->state;
     Plan tmp;
     plan_init(&tmp);
-    Best bb = {0, -1, -1, 0, 0, 0};
+    Best bb = {.c = 0, .kind = -1, .het = -1};
+    plan_pick_init(&bb.pk);
     int hi = st->strategy == 2 ? st->cmin : st->dp.C;
     int lo = st->strategy == 0 ? 0 : st->cmin;
     int homog = st->model != 2 || st->strategy != 0;
@@ -649,7 +649,7 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         build_het(st, &st->cands[bb.het], out);
     else
         build(st, bb.c, bb.kind, out);
-    if (!bb.fits) {
+    if (!bb.pk.fits) {
         /* solver_plan puts the measured figures in front of this reason */
         char how[64];
         if (bb.kind == 2)

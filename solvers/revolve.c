@@ -231,9 +231,9 @@ static int hetero_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     Revolve *st = s->state;
     Plan tmp;
     plan_init(&tmp);
-    int best = -1, fits = 0;
-    int64_t bpeak = 0;
-    double bcost = 0, prev = -1;
+    PlanPick pk;
+    plan_pick_init(&pk);
+    double prev = -1;
     for (int m = 0; m <= st->dp.R; m++) {
         if (progress_cancelled(p)) {
             plan_done(&tmp);
@@ -251,21 +251,14 @@ static int hetero_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
             plan_done(&tmp);
             return e->code;
         }
-        int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-        if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
-            (!f && !fits && sim.peak < bpeak)) {
-            best = m;
-            bpeak = sim.peak;
-            bcost = sim.cost;
-            fits = f;
-        }
+        plan_pick_offer(&pk, m, budget, sim.peak, sim.cost);
         sim_done(&sim);
     }
     plan_done(&tmp);
-    st->best_m = best;
+    st->best_m = pk.best;
     plan_reset(out);
     Emit em = {s, out};
-    chaindp_walk(&st->dp, 0, st->L, best, hetero_emit, &em);
+    chaindp_walk(&st->dp, 0, st->L, pk.best, hetero_emit, &em);
     return ERR_OK;
 }
 
@@ -379,10 +372,8 @@ static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err 
         return hetero_solve(s, budget, out, p, e);
     Plan tmp;
     plan_init(&tmp);
-    int best = -1;
-    int64_t bpeak = 0;
-    double bcost = 0;
-    int fits = 0;
+    PlanPick pk;
+    plan_pick_init(&pk);
     for (int c = 1; c <= st->L; c++) {
         if (progress_cancelled(p)) {
             plan_done(&tmp);
@@ -394,19 +385,12 @@ static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err 
             plan_done(&tmp);
             return e->code;
         }
-        int f = budget == PLAN_NO_BUDGET || sim.peak <= budget;
-        if (best < 0 || (f && !fits) || (f && fits && sim.cost < bcost) ||
-            (!f && !fits && sim.peak < bpeak)) {
-            best = c;
-            bpeak = sim.peak;
-            bcost = sim.cost;
-            fits = f;
-        }
+        plan_pick_offer(&pk, c, budget, sim.peak, sim.cost);
         sim_done(&sim);
     }
     plan_done(&tmp);
-    st->best_c = best;
-    build(s, best, out);
+    st->best_c = pk.best;
+    build(s, pk.best, out);
     return ERR_OK;
 }
 

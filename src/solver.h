@@ -115,6 +115,21 @@ void solver_free(Solver *s);
  * refused up front with ERR_OVER_BUDGET naming the smallest possible peak. */
 int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e);
 
+/* The choice a solver makes among candidate schedules it has simulated: a
+ * schedule within the budget (any, when there is none) beats one above it;
+ * among those within, the lower cost wins; among those above, the lower
+ * peak. Ties keep the earlier candidate. */
+typedef struct PlanPick {
+    int best;           /* the caller's id of the kept candidate; -1 before any */
+    int fits;           /* the kept candidate is within the budget */
+    int64_t peak;
+    double cost;
+} PlanPick;
+
+void plan_pick_init(PlanPick *k);
+/* Offer candidate id with its simulated peak and cost; 1 when it is kept. */
+int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double cost);
+
 /* Option accessors for solver code: the value given by the user, else the
  * class's documented default. Malformed numbers are reported through e. */
 const char *solver_opt_str(const Solver *s, const char *name);
