@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/strmap.h"
 #include "src/xalloc.h"
 
 typedef struct GraphPending {
@@ -26,20 +27,10 @@ typedef struct GraphPending {
 
 /* ---- id map ---------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static void map_insert_raw(IdMap *m, const Node *nodes, int v)
 {
     unsigned mask = (unsigned)m->cap - 1;
-    unsigned i = (unsigned)hash_str(nodes[v].id) & mask;
+    unsigned i = (unsigned)str_hash(nodes[v].id) & mask;
     while (m->slots[i] >= 0)
         i = (i + 1) & mask;
     m->slots[i] = v;
@@ -61,7 +52,7 @@ static int map_find(const IdMap *m, const Node *nodes, const char *id)
     if (!m->cap)
         return -1;
     unsigned mask = (unsigned)m->cap - 1;
-    unsigned i = (unsigned)hash_str(id) & mask;
+    unsigned i = (unsigned)str_hash(id) & mask;
     while (m->slots[i] >= 0) {
         if (strcmp(nodes[m->slots[i]].id, id) == 0)
             return m->slots[i];

@@ -5,7 +5,8 @@
  * graphs use. Sizes: cost_ram or out_cost; costs: cost_cpu or duration.
  * Checkmate graphs mark backward nodes with "backward": true; "Loss" is the
  * loss node and "<layer>_backward" is the gradient of <layer>. A non-zero
- * param_cost becomes a resident parameter input read by its node.
+ * param_cost becomes a resident parameter input read by its node. The
+ * graph.order list, when present, is the graph's own order (the baseline).
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "src/graph_import.h"
+#include "src/strmap.h"
+#include "src/xalloc.h"
 
 /* Node key or link endpoint as text. */
 static int key_text(const cJSON *it, char *buf, size_t n)
@@ -26,20 +29,6 @@ static int key_text(const cJSON *it, char *buf, size_t n)
         snprintf(buf, n, "%.0f", it->valuedouble);
         return 0;
     }
-    return -1;
-}
-
-/* Index of key s among the n node keys: keys are usually "0".."n-1" in
- * order, so try that first, then scan. -1 when absent. */
-static int find_key(char (*keys)[64], int n, const char *s)
-{
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (!*end && x >= 0 && x < n && strcmp(keys[x], s) == 0)
-        return (int)x;
-    for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], s) == 0)
-            return i;
     return -1;
 }
 
@@ -62,6 +51,69 @@ static int num_field(const cJSON *o, const char *a, const char *b, double def, d
     return 0;
 }
 
+/* Array indices of the nodes in the order to add them: graph.order (a
+ * permutation of the node keys) when present, else 0..n-1. */
+static int order_of(const cJSON *meta, const StrMap *kmap, int n, const char *fname, int **seq,
+                    Err *e)
+{
+    *seq = xmallocarray((size_t)n + 1, sizeof **seq);
+    const cJSON *ord = meta ? cJSON_GetObjectItemCaseSensitive(meta, "order") : NULL;
+    if (!ord) {
+        for (int i = 0; i < n; i++)
+            (*seq)[i] = i;
+        return ERR_OK;
+    }
+    if (!cJSON_IsArray(ord) || cJSON_GetArraySize(ord) != n)
+        return err_set(e, ERR_INVALID, "%s: graph.order: must list each of the %d nodes once", fname, n);
+    unsigned char *seen = xcalloc((size_t)n + 1, 1);
+    int q = 0, rc = ERR_OK;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, ord)
+    {
+        char k[64];
+        int i = key_text(it, k, sizeof k) ? -1 : strmap_get(kmap, k);
+        if (i < 0 || seen[i]) {
+            rc = err_set(e, ERR_INVALID, "%s: graph.order[%d]: %s node", fname, q,
+                         i < 0 ? "unknown" : "repeated");
+            break;
+        }
+        seen[i] = 1;
+        (*seq)[q++] = i;
+    }
+    free(seen);
+    return rc;
+}
+
+static int seq_is_order(const cJSON *meta)
+{
+    return meta && cJSON_GetObjectItemCaseSensitive(meta, "order");
+}
+
+/* graph.order is the baseline schedule, so it must be a topological order:
+ * nodes were added in it, and the stable topological sort keeps the add
+ * order exactly when every edge between running nodes points forward. */
+static int check_order_topological(const Graph *g, const char *fname, Err *e)
+{
+    for (int v = 0; v < g->n; v++)
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int w = g->in_idx[k];
+            /* parameter inputs are added after their reader, and never run */
+            if (w > v && g->nodes[w].phase != PHASE_INPUT)
+                return err_set(e, ERR_INVALID, "%s: graph.order: node '%s' comes before its input '%s'",
+                               fname, g->nodes[v].id, g->nodes[w].id);
+        }
+    return ERR_OK;
+}
+
+static void cleanup(char (*keys)[64], const cJSON **jnode, const char **ids, int *seq, StrMap *kmap)
+{
+    free(keys);
+    free(jnode);
+    free(ids);
+    free(seq);
+    strmap_done(kmap);
+}
+
 Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
@@ -78,30 +130,47 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
     graph_set_info(g, cJSON_IsString(nm) ? nm->valuestring : "", src, "as in source", "as in source");
 
     int n = cJSON_GetArraySize(nodes);
-    /* node keys → our ids: the Checkmate graphs have unique layer names,
+    /* node keys -> our ids: the Checkmate graphs have unique layer names,
      * which read better than numbers */
     char (*keys)[64] = calloc((size_t)n + 1, sizeof *keys);
+    const cJSON **jnode = calloc((size_t)n + 1, sizeof *jnode);
+    const char **ids = calloc((size_t)n + 1, sizeof *ids);
+    int *seq = NULL;
+    StrMap kmap;
+    strmap_init(&kmap);
     int use_names = 1, i = 0;
     const cJSON *jn;
     cJSON_ArrayForEach(jn, nodes)
     {
+        jnode[i++] = jn;
         if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(jn, "name")) ||
             !cJSON_GetObjectItemCaseSensitive(jn, "id"))
             use_names = 0;
     }
     int rc = ERR_OK;
-    char path[64], id[512];
-    i = 0;
-    cJSON_ArrayForEach(jn, nodes)
-    {
-        snprintf(path, sizeof path, "nodes[%d]", i);
-        const cJSON *k = field(jn, "id", "name");
-        if (!cJSON_IsObject(jn) || !k || key_text(k, keys[i], sizeof keys[i])) {
-            rc = err_set(e, ERR_INVALID, "%s: %s: node needs an \"id\" or \"name\"", fname, path);
+    char path[64];
+    for (i = 0; i < n; i++) {
+        const cJSON *k = field(jnode[i], "id", "name");
+        if (!cJSON_IsObject(jnode[i]) || !k || key_text(k, keys[i], sizeof keys[i])) {
+            rc = err_set(e, ERR_INVALID, "%s: nodes[%d]: node needs an \"id\" or \"name\"", fname, i);
             goto out;
         }
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(jn, "name");
-        snprintf(id, sizeof id, "%s", use_names ? name->valuestring : keys[i]);
+        if (strmap_put(&kmap, keys[i], i) >= 0) {
+            rc = err_set(e, ERR_INVALID, "%s: nodes[%d]: duplicate node key '%s'", fname, i, keys[i]);
+            goto out;
+        }
+        ids[i] = use_names ? cJSON_GetObjectItemCaseSensitive(jnode[i], "name")->valuestring : keys[i];
+    }
+    /* the order nodes are added in is the graph's own order: graph.order
+     * when the file gives one (Moccasin's RL graphs: the schedule their
+     * baseline peak is measured on), else the file's node order */
+    if ((rc = order_of(meta, &kmap, n, fname, &seq, e)))
+        goto out;
+    for (int q = 0; q < n; q++) {
+        i = seq[q];
+        jn = jnode[i];
+        snprintf(path, sizeof path, "nodes[%d]", i);
+        const char *id = ids[i];
         double size, cost, param;
         if (num_field(jn, "cost_ram", "out_cost", 1, &size) || size > 9007199254740992.0 ||
             size != floor(size)) {
@@ -114,7 +183,8 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
                          fname, path);
             goto out;
         }
-        if (num_field(jn, "param_cost", NULL, 0, &param) || param != floor(param)) {
+        if (num_field(jn, "param_cost", NULL, 0, &param) || param != floor(param) ||
+            param > 9007199254740992.0) {
             rc = err_set(e, ERR_INVALID, "%s: %s: param_cost must be a non-negative integer", fname, path);
             goto out;
         }
@@ -139,7 +209,6 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
             }
             graph_add_input_name(g, v, pid);
         }
-        i++;
     }
     int li = 0;
     const cJSON *jl;
@@ -151,17 +220,13 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
             rc = err_set(e, ERR_INVALID, "%s: links[%d]: needs source/target (or \"0\"/\"1\")", fname, li);
             goto out;
         }
-        int si = find_key(keys, n, s), ti = find_key(keys, n, t);
+        int si = strmap_get(&kmap, s), ti = strmap_get(&kmap, t);
         if (si < 0 || ti < 0) {
             rc = err_set(e, ERR_INVALID, "%s: links[%d]: unknown node '%s'", fname, li, si < 0 ? s : t);
             goto out;
         }
         /* node index in g: parameter inputs were interleaved, so look up by id */
-        const cJSON *ns = cJSON_GetArrayItem(nodes, si), *nt = cJSON_GetArrayItem(nodes, ti);
-        char sid[512], tid[512];
-        snprintf(sid, sizeof sid, "%s", use_names ? cJSON_GetObjectItemCaseSensitive(ns, "name")->valuestring : keys[si]);
-        snprintf(tid, sizeof tid, "%s", use_names ? cJSON_GetObjectItemCaseSensitive(nt, "name")->valuestring : keys[ti]);
-        graph_add_input_name(g, graph_find(g, tid), sid);
+        graph_add_input_name(g, graph_find(g, ids[ti]), ids[si]);
         li++;
     }
     /* "<layer>_backward" differentiates <layer> when that layer exists */
@@ -176,16 +241,16 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
         if (f >= 0 && g->nodes[f].phase == PHASE_FWD)
             graph_set_grad_of_name(g, v, fwd);
     }
-    free(keys);
-    keys = NULL;
     if ((rc = graph_finalize(g, e))) {
         err_prefix(e, fname);
         goto out;
     }
+    if (seq_is_order(meta) && (rc = check_order_topological(g, fname, e)))
+        goto out;
+    cleanup(keys, jnode, ids, seq, &kmap);
     return g;
 out:
-    free(keys);
+    cleanup(keys, jnode, ids, seq, &kmap);
     graph_free(g);
-    (void)rc;
     return NULL;
 }

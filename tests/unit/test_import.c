@@ -58,6 +58,19 @@ static void check_nodelink_file(const char *path)
     Sim s;
     assert_int_equal(sim_run(g, o, T, &s, &e), ERR_OK);
     sim_done(&s);
+    /* graph.order, when given, is the baseline order node for node */
+    cJSON *meta = cJSON_GetObjectItem(root, "graph");
+    cJSON *ord = meta ? cJSON_GetObjectItem(meta, "order") : NULL;
+    if (ord) {
+        assert_int_equal(cJSON_GetArraySize(ord), T);
+        int q = 0;
+        cJSON_ArrayForEach(it, ord)
+        {
+            char k[32];
+            snprintf(k, sizeof k, "%.0f", it->valuedouble);
+            assert_string_equal(g->nodes[o[q++]].id, k);
+        }
+    }
     free(o);
     graph_free(g);
     cJSON_Delete(root);
@@ -121,6 +134,31 @@ static void test_nodelink_edge_cases(void **st)
     assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":1}],\"links\":[{\"0\":0,\"1\":1},{\"0\":1,\"1\":0}]}",
                           "x", &e));
     assert_int_equal(e.code, ERR_CYCLE);
+
+    /* graph.order sets the baseline: b before a although a is listed first */
+    g = load_text("{\"graph\":{\"order\":[0,2,1]},\"nodes\":[{\"name\":0},{\"name\":1},{\"name\":2}],"
+                  "\"links\":[{\"0\":0,\"1\":1},{\"0\":0,\"1\":2}]}",
+                  "o", &e);
+    if (!g)
+        fail_msg("%s", e.msg);
+    int T, *o = sim_baseline_order(g, &T);
+    assert_int_equal(T, 3);
+    assert_string_equal(g->nodes[o[0]].id, "0");
+    assert_string_equal(g->nodes[o[1]].id, "2");
+    assert_string_equal(g->nodes[o[2]].id, "1");
+    free(o);
+    graph_free(g);
+    assert_null(load_text("{\"graph\":{\"order\":[1,0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                          "\"links\":[{\"0\":0,\"1\":1}]}", "o", &e));
+    assert_non_null(strstr(e.msg, "graph.order: node '1' comes before its input '0'"));
+    assert_null(load_text("{\"graph\":{\"order\":[0,7]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                          "\"links\":[]}", "o", &e));
+    assert_non_null(strstr(e.msg, "graph.order[1]: unknown node"));
+    assert_null(load_text("{\"graph\":{\"order\":[0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                          "\"links\":[]}", "o", &e));
+    assert_non_null(strstr(e.msg, "graph.order: must list each of the 2 nodes once"));
+    assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":0}],\"links\":[]}", "o", &e));
+    assert_non_null(strstr(e.msg, "nodes[1]: duplicate node key '0'"));
 }
 
 static void test_pfn(void **st)
