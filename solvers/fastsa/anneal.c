@@ -31,12 +31,14 @@ double anneal_objective(const Anneal *A, int64_t M, double C)
 {
     double B = (double)A->budget, c = C + A->ceps;
     if (A->obj == OBJ_ELU) {
-        /* footnote 2: above the budget the peak itself; below it a soft
-         * floor that still rewards slack, so a strict budget is kept with
-         * room to drop recomputations later */
-        double x = 100.0 * ((double)M / B - 1.0);
-        double el = x > 0 ? x : expm1(x);
-        return B * (1.0 + el / 100.0) * exp(0.6 * log(c));
+        /* footnote 2: above the budget the peak itself (raised to the
+         * power `wall`: 1 is the paper's form, higher makes every byte over
+         * the budget dearer than the recomputations that save it); below
+         * it a soft floor that still rewards slack, so a strict budget is
+         * kept with room to drop recomputations later */
+        double r = (double)M / B;
+        double m = r > 1 ? (A->wall == 1 ? r : pow(r, A->wall)) : 1.0 + expm1(100.0 * (r - 1.0)) / 100.0;
+        return B * m * exp(0.6 * log(c));
     }
     double m = (double)(M > A->budget ? M : A->budget);
     return m * c;
@@ -65,11 +67,13 @@ static void consider(Anneal *A, const State *S)
         snapshot(A, S, fits, M);
 }
 
-void anneal_init(Anneal *A, const State *S, int64_t budget, int obj, const unsigned char *rule)
+void anneal_init(Anneal *A, const State *S, int64_t budget, int obj, double wall,
+                 const unsigned char *rule)
 {
     memset(A, 0, sizeof *A);
     A->budget = budget;
     A->obj = obj;
+    A->wall = wall;
     A->rule = rule;
     A->ceps = S->cost > 0 ? S->cost * 1e-9 : 1;
     A->f = anneal_objective(A, state_obj_peak(S), S->cost);
@@ -221,7 +225,9 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
             consider(A, S);
             if (stop_at_budget && A->best_fits)
                 break;
-            if (stall && A->since_best > stall)
+            /* stalling only counts once the run has cooled halfway: a hot
+             * start wanders without improving by design */
+            if (stall && frac > 0.5 && A->since_best > stall)
                 break;
         }
         A->since_best++;

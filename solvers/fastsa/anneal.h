@@ -18,13 +18,15 @@ typedef struct Rng {
 /* The objective f(M, C) the annealer minimizes (§2, eq. 1 and footnote 2). */
 enum {
     OBJ_PRODUCT,  /* max(B, M) * C */
-    OBJ_ELU,      /* L(Elu(L^-1(M))) * C^0.6, L(0) = B, L(-100) = 0 */
+    OBJ_ELU,      /* L(Elu(L^-1(M))) * C^0.6, L(0) = B, L(-100) = 0; above
+                   * B, (M / B)^wall * B in place of M */
 };
 
 typedef struct Anneal {
     /* set by the caller */
     int64_t budget;
     int obj;
+    double wall;            /* OBJ_ELU: exponent of M / B above the budget */
     /* per graph node NODE_* rules (pin: one production; force: two or
      * more), or NULL; only meaningful on single-node units */
     const unsigned char *rule;
@@ -42,15 +44,17 @@ typedef struct Anneal {
 } Anneal;
 
 /* Bind to S's current sequence (snapshotted as the first best). */
-void anneal_init(Anneal *A, const State *S, int64_t budget, int obj, const unsigned char *rule);
+void anneal_init(Anneal *A, const State *S, int64_t budget, int obj, double wall,
+                 const unsigned char *rule);
 void anneal_done(Anneal *A);
 /* Objective of a peak and cost under A's budget. */
 double anneal_objective(const Anneal *A, int64_t M, double C);
 
 /* Anneal S for at most n mutations, temperature h0 -> h1 (exponential in
  * progress = max(share of n, share of time to deadline)). Stops early when
- * stop_at_budget and the peak meets the budget, or when the best has not
- * improved for `stall` mutations (0: never). Returns mutations tried, or -1
+ * stop_at_budget and the peak meets the budget, or when, past the middle
+ * of the schedule, the best has not improved for `stall` mutations (0:
+ * never). Returns mutations tried, or -1
  * when p was cancelled. The best state is kept in A. */
 long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, double h1,
                      double deadline, int stop_at_budget, long long stall, Progress *p);

@@ -29,14 +29,16 @@
 
 static const SolverParam params[] = {
     {"seed", "1", "seed of the solver's own random generator"},
-    {"iters", "20000000", "most mutations per annealing run"},
-    {"time_limit", "2", "seconds for the whole search"},
+    {"iters", "20000000", "most mutations per annealing run (a run lasts 10000 per node, at least 2 M, up to this)"},
+    {"time_limit", "auto", "most seconds for the whole search; auto: 2 plus one per 50 nodes, at most 30"},
     {"resolve_time", "0.08", "seconds for a warm-started re-solve after a budget change (the slider)"},
-    {"stall", "3000000", "a run ends after this many mutations without a better plan (0: never)"},
+    {"stall", "auto", "past its middle, a run ends after this many mutations without a better plan (0: never; auto: a quarter of the run)"},
+    {"restarts", "auto", "runs after the first ones (fresh and reheated in turn); auto: until the time limit or two bring nothing"},
     {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
     {"grouping", "on", "on: also anneal fused node groups (Algorithm 1) first, then their nodes"},
     {"group_max", "64", "most nodes in one group"},
     {"objective", "elu", "product: max(B, M) * C (eq. 1); elu: the strict-budget form of footnote 2"},
+    {"wall", "10", "elu: the peak's exponent above the budget (1: the paper's form)"},
     {"seeds", "greedy,echo,kusumoto-approx", "solvers whose plans are starting points too (none: only the graph's order)"},
     {"seed_max_nodes", "3000", "largest graph on which the seed solvers run"},
     {"logaddexp", "off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"},
@@ -45,8 +47,8 @@ static const SolverParam params[] = {
 
 typedef struct {
     long long iters, stall;
-    double time_limit, resolve_time;
-    int slack, grouping, logaddexp, group_max, obj, seed_max_nodes;
+    double time_limit, resolve_time, wall;
+    int slack, grouping, logaddexp, group_max, obj, seed_max_nodes, restarts;
     uint64_t seed;
     char seeds[256];
 } Params;
@@ -141,6 +143,20 @@ typedef struct {
     long long tried;
 } Search;
 
+/* Mutations of one run: enough to cool through the graph's size. */
+static long long run_length(const FastSA *fs)
+{
+    long long n = 10000LL * fs->U.n_units;
+    if (n < 2000000)
+        n = 2000000;
+    return n < fs->prm.iters ? n : fs->prm.iters;
+}
+
+static long long stall_of(const FastSA *fs)
+{
+    return fs->prm.stall >= 0 ? fs->prm.stall : run_length(fs) / 4;
+}
+
 static double temp0(const Anneal *A)
 {
     return 1e-3 * A->f;
@@ -148,8 +164,20 @@ static double temp0(const Anneal *A)
 
 /* One single-node run from order[0..L) with temperatures h0 -> h1 (h0 <= 0:
  * the paper's 0.1 % of the initial objective). -1 when cancelled. */
-static int run_plain(Search *X, const int *order, int L, double h0, double until)
+/* Each run draws from its own stream (the seed and the run's id), so a
+ * run is the same whatever ran before it: the single-node run from the
+ * graph's order is identical with grouping on or off, and a search with
+ * grouping can only end at or below one without. */
+static void stream(Search *X, int id)
 {
+    X->rng.s = ((FastSA *)X->s->state)->prm.seed * 0x2545f4914f6cdd1dull + 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1);
+}
+
+enum { RUN_ORDER, RUN_GROUPED, RUN_UNGROUP, RUN_SEED, RUN_PREV = 20, RUN_MORE = 100 };
+
+static int run_plain(Search *X, int id, const int *order, int L, double h0, double until)
+{
+    stream(X, id);
     FastSA *fs = X->s->state;
     State S;
     if (!load_plain(&S, fs, X->s->rule, order, L, X->budget)) {
@@ -157,11 +185,11 @@ static int run_plain(Search *X, const int *order, int L, double h0, double until
         return 0;
     }
     Anneal A;
-    anneal_init(&A, &S, X->budget, fs->prm.obj, X->s->rule);
+    anneal_init(&A, &S, X->budget, fs->prm.obj, fs->prm.wall, X->s->rule);
     if (h0 <= 0)
         h0 = temp0(&A);
-    long long n = anneal_run(&A, &S, &X->rng, fs->prm.iters, h0, h0 * 1e-4, until, 0,
-                             fs->prm.stall, X->p);
+    long long n = anneal_run(&A, &S, &X->rng, run_length(fs), h0, h0 * 1e-4, until, 0,
+                             stall_of(fs), X->p);
     X->tried += A.tried;
     if (n >= 0)
         best_offer(&X->best, &S, &A);
@@ -175,6 +203,7 @@ static int run_plain(Search *X, const int *order, int L, double h0, double until
  * it reached. -1 when cancelled. */
 static int run_grouped(Search *X, const int *order, int L, double until1, double until2)
 {
+    stream(X, RUN_GROUPED);
     FastSA *fs = X->s->state;
     const Params *prm = &fs->prm;
     Units G;
@@ -188,15 +217,16 @@ static int run_grouped(Search *X, const int *order, int L, double until1, double
     state_load(&S, gseq, gL);
     free(gseq);
     Anneal A;
-    anneal_init(&A, &S, X->budget, prm->obj, X->s->rule);
+    anneal_init(&A, &S, X->budget, prm->obj, prm->wall, X->s->rule);
     double h0 = temp0(&A), h1 = h0 * 1e-4;
-    long long n = anneal_run(&A, &S, &X->rng, prm->iters, h0, h1, until1, 1, prm->stall, X->p);
+    long long len = run_length(fs);
+    long long n = anneal_run(&A, &S, &X->rng, len, h0, h1, until1, 1, stall_of(fs), X->p);
     X->tried += A.tried;
     int *dec = NULL, dL = 0;
     double h = 0;
     if (n >= 0) {
         dec = state_decode(&S, A.best_seq, &dL);
-        double frac = (double)n / (double)prm->iters;
+        double frac = (double)n / (double)len;
         h = h0 * exp(log(h1 / h0) * (frac < 1 ? frac : 1)) * 0.1;
     }
     anneal_done(&A);
@@ -204,7 +234,7 @@ static int run_grouped(Search *X, const int *order, int L, double until1, double
     units_done(&G);
     if (n < 0)
         return -1;
-    int rc = run_plain(X, dec, dL, h, until2);
+    int rc = run_plain(X, RUN_UNGROUP, dec, dL, h, until2);
     free(dec);
     return rc;
 }
@@ -247,14 +277,13 @@ static int seed_plans(Search *X, Plan **plans)
 
 /* The search of a full solve from the graph's order (and prev, when
  * given): see the file comment. */
-static int search(Solver *s, int64_t budget, const Plan *prev, double time_limit, int full,
-                  Plan *out, Progress *p, Err *e)
+static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, double time_limit,
+                  int full, Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
     const Params *prm = &fs->prm;
     const Graph *g = s->g;
     Search X = {.s = s, .budget = budget, .p = p};
-    X.rng.s = prm->seed * 0x2545f4914f6cdd1dull + 1;
     double t0 = fastsa_now();
     X.deadline = t0 + time_limit;
     if (budget == PLAN_NO_BUDGET) {
@@ -271,42 +300,59 @@ static int search(Solver *s, int64_t budget, const Plan *prev, double time_limit
     }
     Plan *seeds = NULL;
     int ns = full ? seed_plans(&X, &seeds) : 0;
-    int use_prev = prev && prev->T > 0 && keeps_pins(g, s->rule, prev->steps, prev->T);
+    int use_prev = 0;
+    for (int i = 0; i < nstarts; i++)
+        use_prev += starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T);
     /* runs before the reheats, each with an equal share of what is left
      * (a run that stalls early leaves its time to the next); a fifth of
      * the time is kept for the reheats */
     int runs = (full && prm->grouping ? 1 : 0) + (full ? 1 : 0) + ns + use_prev, done = 0;
     double share_end = t0 + time_limit * (runs > 0 ? 0.8 : 0);
 #define NEXT_UNTIL() (fastsa_now() + (share_end - fastsa_now()) / (runs - done))
-    if (use_prev && rc == 0) {
-        rc = run_plain(&X, prev->steps, prev->T, 0, NEXT_UNTIL());
+    for (int i = 0; i < nstarts && rc == 0; i++)
+        if (starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T)) {
+            rc = run_plain(&X, RUN_PREV + i, starts[i].steps, starts[i].T, 0, NEXT_UNTIL());
+            done++;
+        }
+    if (full && rc == 0) {
+        rc = run_plain(&X, RUN_ORDER, order, L, 0, NEXT_UNTIL());
         done++;
     }
     if (full && prm->grouping && rc == 0) {
-        double u2 = NEXT_UNTIL();
-        rc = run_grouped(&X, order, L, t0 + (u2 - t0) * 0.7, u2);
-        done++;
-    }
-    if (full && rc == 0) {
-        rc = run_plain(&X, order, L, 0, NEXT_UNTIL());
+        double u2 = NEXT_UNTIL(), now = fastsa_now();
+        rc = run_grouped(&X, order, L, now + (u2 - now) * 0.7, u2);
         done++;
     }
     for (int i = 0; i < ns && rc == 0; i++) {
-        rc = run_plain(&X, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL());
+        rc = run_plain(&X, RUN_SEED + i, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL());
         done++;
     }
 #undef NEXT_UNTIL
-    /* reheats from the best: cooler than a fresh start, until one finds
-     * nothing better or the time is up */
-    for (int idle = 0; rc == 0 && idle < 2 && X.best.steps && fastsa_now() < X.deadline - 0.01;) {
+    /* the time left: a fresh run from the graph's order (runs differ a
+     * lot by their random stream, so the best of several beats one long
+     * run), then a cooler reheat from the best so far, in turn, each for
+     * a quarter of the time limit at most; a full search stops early once
+     * a reheat and a fresh run in a row bring nothing (a re-solve for the
+     * slider is the one warm run from the previous plan) */
+    for (int k = 0, idle = 0; full && rc == 0 && X.best.steps && idle < 2 &&
+                              (prm->restarts < 0 || k < prm->restarts) &&
+                              fastsa_now() < X.deadline - 0.01;
+         k++) {
         double before = X.best.C;
         int fits = X.best.fits;
-        int *bs = xmallocarray((size_t)X.best.T + 1, sizeof *bs);
-        memcpy(bs, X.best.steps, (size_t)X.best.T * sizeof *bs);
-        int bT = X.best.T;
-        double f = (double)(X.best.M > X.budget ? X.best.M : X.budget) * X.best.C;
-        rc = run_plain(&X, bs, bT, 1e-4 * f, X.deadline);
-        free(bs);
+        double until = fastsa_now() + time_limit / 4;
+        if (until > X.deadline)
+            until = X.deadline;
+        if (k % 2 == 1) {
+            rc = run_plain(&X, RUN_MORE + k, order, L, 0, until);
+        } else {
+            int bT = X.best.T;
+            int *bs = xmallocarray((size_t)bT + 1, sizeof *bs);
+            memcpy(bs, X.best.steps, (size_t)bT * sizeof *bs);
+            double f = (double)(X.best.M > X.budget ? X.best.M : X.budget) * X.best.C;
+            rc = run_plain(&X, RUN_MORE + k, bs, bT, 1e-4 * f, until);
+            free(bs);
+        }
         idle = X.best.fits == fits && X.best.C >= before ? idle + 1 : 0;
     }
     for (int i = 0; i < ns; i++)
@@ -337,6 +383,31 @@ static int parse_onoff(const Solver *s, const char *name, int *out, Err *e)
     return ERR_OK;
 }
 
+/* stall: a count, or auto (-1: a quarter of each run's length). */
+static int stall_opt(const Solver *s, long long *out, Err *e)
+{
+    if (strcmp(solver_opt_str(s, "stall"), "auto") == 0) {
+        *out = -1;
+        return ERR_OK;
+    }
+    int rc = solver_opt_int(s, "stall", out, e);
+    if (!rc && *out < 0)
+        rc = err_set(e, ERR_USAGE, "fastsa: stall=%lld: expected auto or >= 0", *out);
+    return rc;
+}
+
+/* time_limit: a number of seconds, or auto: long enough for the graph's
+ * size (the paper's runs took 9-36 s on 73-1000 nodes), short on small
+ * graphs. */
+static int time_limit_opt(const Solver *s, double *out, Err *e)
+{
+    if (strcmp(solver_opt_str(s, "time_limit"), "auto") != 0)
+        return solver_opt_double(s, "time_limit", out, e);
+    double t = 2.0 + (double)s->g->n / 50.0;
+    *out = t < 30 ? t : 30;
+    return ERR_OK;
+}
+
 static int fastsa_prepare(Solver *s, Err *e)
 {
     Params prm;
@@ -344,9 +415,10 @@ static int fastsa_prepare(Solver *s, Err *e)
     long long seed, slack, gmax, smax;
     int rc;
     if ((rc = solver_opt_int(s, "seed", &seed, e)) || (rc = solver_opt_int(s, "iters", &prm.iters, e)) ||
-        (rc = solver_opt_double(s, "time_limit", &prm.time_limit, e)) ||
+        (rc = time_limit_opt(s, &prm.time_limit, e)) ||
+        (rc = solver_opt_double(s, "wall", &prm.wall, e)) ||
         (rc = solver_opt_double(s, "resolve_time", &prm.resolve_time, e)) ||
-        (rc = solver_opt_int(s, "stall", &prm.stall, e)) ||
+        (rc = stall_opt(s, &prm.stall, e)) ||
         (rc = solver_opt_int(s, "slack", &slack, e)) || (rc = solver_opt_int(s, "group_max", &gmax, e)) ||
         (rc = solver_opt_int(s, "seed_max_nodes", &smax, e)) ||
         (rc = parse_onoff(s, "grouping", &prm.grouping, e)) ||
@@ -354,8 +426,8 @@ static int fastsa_prepare(Solver *s, Err *e)
         return rc;
     if (prm.iters < 1)
         return err_set(e, ERR_USAGE, "fastsa: iters=%lld: must be >= 1", prm.iters);
-    if (prm.stall < 0)
-        return err_set(e, ERR_USAGE, "fastsa: stall=%lld: must be >= 0", prm.stall);
+    if (!(prm.wall >= 1 && prm.wall <= 100))
+        return err_set(e, ERR_USAGE, "fastsa: wall=%g: expected 1..100", prm.wall);
     if (!(prm.time_limit > 0) || !(prm.resolve_time > 0))
         return err_set(e, ERR_USAGE, "fastsa: time_limit and resolve_time must be > 0 seconds");
     if (slack < 2 || slack > 64)
@@ -380,6 +452,11 @@ static int fastsa_prepare(Solver *s, Err *e)
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
         if (strcmp(name, "none") != 0 && !solver_find(name))
             return err_set(e, ERR_USAGE, "fastsa: seeds: no solver '%s'", name);
+    const char *rs = solver_opt_str(s, "restarts");
+    long long nr = -1;
+    if (strcmp(rs, "auto") != 0 && ((rc = solver_opt_int(s, "restarts", &nr, e)) || nr < 0 || nr > 1000000))
+        return rc ? rc : err_set(e, ERR_USAGE, "fastsa: restarts=%s: expected auto or 0..1000000", rs);
+    prm.restarts = (int)nr;
     prm.slack = (int)slack;
     prm.group_max = (int)gmax;
     prm.seed_max_nodes = (int)smax;
@@ -407,7 +484,7 @@ static void note_miss(Solver *s, int64_t budget, const Plan *out)
 static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
-    int rc = search(s, budget, NULL, fs->prm.time_limit, 1, out, p, e);
+    int rc = search(s, budget, NULL, 0, fs->prm.time_limit, 1, out, p, e);
     if (rc == ERR_OK)
         note_miss(s, budget, out);
     return rc;
@@ -433,7 +510,7 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     /* a nearby budget from a good plan needs only a short anneal: keep the
      * slider responsive, and fall back to a full search if it misses */
     double t = fs->prm.resolve_time < fs->prm.time_limit ? fs->prm.resolve_time : fs->prm.time_limit;
-    int rc = search(s, budget, prev, t, 0, out, p, e);
+    int rc = search(s, budget, prev, 1, t, 0, out, p, e);
     if (rc != ERR_OK || budget == PLAN_NO_BUDGET)
         return rc;
     int64_t pk = peak_of(s->g, out);
@@ -514,6 +591,14 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
     *peak = state_peak(&S);
     state_done(&S);
     units_done(&U);
+}
+
+int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
+                       int full, Plan *out, Progress *p, Err *e)
+{
+    if (strcmp(s->cls->name, "fastsa") != 0)
+        return err_set(e, ERR_USAGE, "fastsa_search_from: not a fastsa solver");
+    return search(s, budget, starts, n, time_limit, full, out, p, e);
 }
 
 long long fastsa_last_tried(const Solver *s)
