@@ -11,6 +11,7 @@
     X(greedy) \
     X(echo) \
     X(checkmate) \
+    X(checkmate_free) \
     X(twremat) \
     X(revolve) \
     X(join) \
