@@ -12,6 +12,7 @@
     X(echo) \
     X(checkmate) \
     X(checkmate_free) \
+    X(checkmate_lp) \
     X(twremat) \
     X(revolve) \
     X(join) \

@@ -13,6 +13,7 @@
 
 #include "render/curve.h"
 #include "render/export.h"
+#include "solvers/checkmate/checkmate.h"
 #include "src/fileio.h"
 #include "src/fit.h"
 #include "src/graph_io.h"
@@ -32,7 +33,7 @@ typedef struct Args {
     int npos;
     const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
         *max_overhead, *replay;
-    int points, top, curve, width, height, ascii, train, structure;
+    int points, top, curve, width, height, ascii, train, structure, bound;
     SolverOpts opts;
 } Args;
 
@@ -91,6 +92,8 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             a->ascii = 1;
         else if (!strcmp(s, "--structure"))
             a->structure = 1;
+        else if (!strcmp(s, "--bound"))
+            a->bound = 1;
         else if (!strcmp(s, "--train"))
             a->train = 1;
         else if (!strcmp(s, "--points") || !strcmp(s, "--top") || !strcmp(s, "--width") ||
@@ -288,6 +291,22 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     }
 }
 
+/* --bound: Checkmate's LP bound for the budget and the plan's gap to it. */
+static void print_bound(const Graph *g, int64_t budget, const Plan *p)
+{
+    double lb;
+    Err e;
+    err_clear(&e);
+    int rc = checkmate_lp_bound(g, budget, 120, NULL, &lb, &e);
+    if (rc == ERR_OK)
+        fprintf(stderr, "bound: no plan in Checkmate's model on the graph's order costs less than %.17g; "
+                        "this plan is %+.2f%% above it%s\n",
+                lb, lb > 0 ? 100 * (p->cost / lb - 1) : 0.0,
+                p->cost < lb ? " (below: it leaves that order)" : "");
+    else
+        fprintf(stderr, "bound: none (%s)\n", e.msg);
+}
+
 static int cmd_solve(Args *a)
 {
     if (a->npos != 1)
@@ -356,6 +375,11 @@ static int cmd_solve(Args *a)
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
+        if (rc == ERR_OK && p.bound >= 0)
+            fprintf(stderr, "%s: %s\n", cls->name, p.optimal ? "optimal (proven by the solver)"
+                                                              : "best found, not proven optimal");
+        if (rc == ERR_OK && a->bound)
+            print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
         else
             status = fail_in(a->pos[0], &e);
     } else {
@@ -816,7 +840,7 @@ static const struct Command {
     const char *synopsis;
 } commands[] = {
     {"info", cmd_info, "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
+    {"solve", cmd_solve, "solve GRAPH [--solver NAME] [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure] [--bound]"},
     {"simulate", cmd_simulate, "simulate GRAPH PLAN [--curve] [--at STEP]   re-check a plan: validity, peak, cost"},
     {"sim", cmd_simulate, NULL},
     {"sweep", cmd_sweep, "sweep GRAPH --solver NAME [--points N]   peak vs cost over budgets, CSV"},
