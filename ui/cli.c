@@ -371,17 +371,18 @@ static int cmd_solve(Args *a)
             snprintf(who, sizeof who, "%s (%s's plan)", cls->name, p.origin);
         else
             snprintf(who, sizeof who, "%s", cls->name);
-        if (rc == ERR_OK)
+        if (rc == ERR_OK) {
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
-        if (rc == ERR_OK && p.bound >= 0)
-            fprintf(stderr, "%s: %s\n", cls->name, p.optimal ? "optimal (proven by the solver)"
-                                                              : "best found, not proven optimal");
-        if (rc == ERR_OK && a->bound)
-            print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
-        else
+            if (p.bound >= 0)
+                fprintf(stderr, "%s: %s\n", cls->name,
+                        p.optimal ? "optimal (proven by the solver)" : "best found, not proven optimal");
+            if (a->bound)
+                print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
+        } else {
             status = fail_in(a->pos[0], &e);
+        }
     } else {
         status = fail_in(a->pos[0], &e);
     }
