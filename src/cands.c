@@ -46,7 +46,8 @@ int cands_add_steps(CandSet *cs, const Graph *g, const int *steps, int T, int ke
     int *own = NULL;
     if (keep) {
         own = xmallocarray((size_t)T + 1, sizeof *own);
-        memcpy(own, steps, (size_t)T * sizeof *own);
+        if (T)
+            memcpy(own, steps, (size_t)T * sizeof *own);
     }
     int i = cands_add(cs, own, T, sim.peak, sim.cost, tag, data, origin);
     sim_done(&sim);

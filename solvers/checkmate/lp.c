@@ -37,7 +37,7 @@ static int child_lp(void *ctx, int fd)
 {
     Child *c = ctx;
     Clp_dual(c->clp, 0);
-    int32_t st = Clp_isProvenOptimal(c->clp) ? 0 : Clp_isProvenPrimalInfeasible(c->clp) ? 2 : 3;
+    int64_t st = Clp_isProvenOptimal(c->clp) ? 0 : Clp_isProvenPrimalInfeasible(c->clp) ? 2 : 3;
     double obj = Clp_objectiveValue(c->clp);
     if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, &obj, sizeof obj))
         return 1;
@@ -65,7 +65,7 @@ static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, 
     size_t len;
     int rc = subproc_run(child_lp, &c, p, seconds * 1.1 + 1, &buf, &len, e);
     Clp_deleteModel(clp);
-    int32_t st = 3;
+    int64_t st = 3;
     if (rc == ERR_OK && len >= sizeof st + sizeof *obj) {
         memcpy(&st, buf, sizeof st);
         memcpy(obj, buf + sizeof st, sizeof *obj);

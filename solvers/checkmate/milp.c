@@ -127,7 +127,7 @@ static int child_solve(void *ctx, int fd)
 {
     Child *c = ctx;
     Cbc_solve(c->cbc);
-    int32_t st = Cbc_isProvenOptimal(c->cbc)      ? 0
+    int64_t st = Cbc_isProvenOptimal(c->cbc)      ? 0
                  : Cbc_isProvenInfeasible(c->cbc) ? 2
                  : Cbc_bestSolution(c->cbc)       ? 1
                                                   : 3;
@@ -237,7 +237,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     /* CBC mostly keeps its limit; the child is stopped a little after it */
     int sr = subproc_run(child_solve, &c, p, (left > 0.5 ? left : 0.5) * 1.1 + 1, &buf, &len, &se);
     Cbc_deleteModel(c.cbc);
-    int32_t cst = 3;
+    int64_t cst = 3;
     double hdr[2] = {0, 0};
     if (len >= sizeof cst + sizeof hdr) {
         memcpy(&cst, buf, sizeof cst);

@@ -203,19 +203,19 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
                     continue;
                 }
                 /* F - R[t][k] + S' + sum R[t][u] >= 0 */
-                int r1 = row(&b, 0, INF);
+                int r1 = getenv("CM_NO_A") ? -1 : row(&b, 0, INF);
                 /* kappa F - R[t][k] + S' + sum R[t][u] <= kappa - 1 */
                 int r2 = row(&b, -INF, kappa - 1);
-                put(&b, r1, f, 1);
+                if (r1 >= 0) put(&b, r1, f, 1);
                 put(&b, r2, f, kappa);
-                put(&b, r1, cm_R(M, t, k), -1);
+                if (r1 >= 0) put(&b, r1, cm_R(M, t, k), -1);
                 put(&b, r2, cm_R(M, t, k), -1);
                 if (has_s) {
-                    put(&b, r1, cm_S(M, t + 1, i), 1);
+                    if (r1 >= 0) put(&b, r1, cm_S(M, t + 1, i), 1);
                     put(&b, r2, cm_S(M, t + 1, i), 1);
                 }
                 for (int q = a; q < z; q++) {
-                    put(&b, r1, cm_R(M, t, M->us_pos[q]), 1);
+                    if (r1 >= 0) put(&b, r1, cm_R(M, t, M->us_pos[q]), 1);
                     put(&b, r2, cm_R(M, t, M->us_pos[q]), 1);
                 }
             }

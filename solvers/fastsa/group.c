@@ -174,7 +174,8 @@ void units_grouped(Units *U, const Graph *g, const int *order, int L, int cap,
         U->unit_of[order[i]] = U->n_units;
         U->n_units++;
         x->in = xmallocarray((size_t)in[i].n + 1, sizeof *x->in);
-        memcpy(x->in, in[i].a, (size_t)in[i].n * sizeof *x->in);
+        if (in[i].n)   /* a unit with no inputs has no array to copy */
+            memcpy(x->in, in[i].a, (size_t)in[i].n * sizeof *x->in);
         x->n_in = in[i].n;
         x->out = xmalloc(sizeof *x->out);
         x->out[0] = order[i];
