@@ -186,9 +186,12 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
                 put(&b, r, cm_R(M, t, k), (double)nd->workspace * ms);
             }
         }
-        /* F = 1 exactly when nothing stands in the way ("hazards"): k did
-         * not run, the value is kept into the next stage, or a later node
-         * of the stage reads it */
+        /* F may be 1 only when nothing stands in the way ("hazards"): k
+         * did not run, the value is kept into the next stage, or a later
+         * node of the stage reads it. Checkmate also forces F = 1 when
+         * nothing does; that changes no optimum (freeing only lowers the
+         * memory rows) and, left out, CBC proves fcn_8_vgg at 80 % in a
+         * fifth of the time (47 s of CPU instead of 254 s) */
         for (int k = 0; k <= t; k++) {
             int d = (int)(M->L_off[k + 1] - M->L_off[k]);
             for (int j = 0; j < d; j++) {
@@ -202,22 +205,14 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
                     M->cub[f] = 0;  /* an output is never freed in the last stage */
                     continue;
                 }
-                /* F - R[t][k] + S' + sum R[t][u] >= 0 */
-                int r1 = getenv("CM_NO_A") ? -1 : row(&b, 0, INF);
                 /* kappa F - R[t][k] + S' + sum R[t][u] <= kappa - 1 */
                 int r2 = row(&b, -INF, kappa - 1);
-                if (r1 >= 0) put(&b, r1, f, 1);
                 put(&b, r2, f, kappa);
-                if (r1 >= 0) put(&b, r1, cm_R(M, t, k), -1);
                 put(&b, r2, cm_R(M, t, k), -1);
-                if (has_s) {
-                    if (r1 >= 0) put(&b, r1, cm_S(M, t + 1, i), 1);
+                if (has_s)
                     put(&b, r2, cm_S(M, t + 1, i), 1);
-                }
-                for (int q = a; q < z; q++) {
-                    if (r1 >= 0) put(&b, r1, cm_R(M, t, M->us_pos[q]), 1);
+                for (int q = a; q < z; q++)
                     put(&b, r2, cm_R(M, t, M->us_pos[q]), 1);
-                }
             }
         }
     }

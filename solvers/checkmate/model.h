@@ -12,7 +12,7 @@
  * Constraints: inputs computed in the stage or kept into it; a value is kept
  * only if it was computed or kept in the stage before; the memory chain
  * U[t][k] = U[t][k-1] + size(k) R[t][k] - freed after k-1, with U[t][k] +
- * workspace(k) R[t][k] <= budget; F = 1 exactly when k ran, the value is
+ * workspace(k) R[t][k] <= budget; F = 1 only when k ran, the value is
  * not kept into the next stage and no later node of the stage reads it
  * (the "hazards" linearisation); outputs are kept at the end. Objective:
  * sum cost(i) R[t][i]. Memory is in units of the budget and cost in units
