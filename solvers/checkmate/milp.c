@@ -72,6 +72,13 @@ static Solver *warm_solver(Solver *s, int64_t budget, double seconds, Progress *
     if (strcmp(w, "auto") == 0) {
         snprintf(kv, sizeof kv, "time_limit=%g", seconds);
         solver_opts_add(&o, kv, &e);
+        /* the start must keep the user's pins and forces too */
+        for (int i = 0; i < s->opts.n; i++)
+            if (strcmp(s->opts.key[i], "pin") == 0 || strcmp(s->opts.key[i], "force") == 0) {
+                char rk[2048];
+                snprintf(rk, sizeof rk, "%s=%s", s->opts.key[i], s->opts.val[i]);
+                solver_opts_add(&o, rk, &e);
+            }
     }
     Solver *ws = solver_new_cancellable(solver_find(w), s->g, &o, p, &e);
     solver_opts_done(&o);
@@ -177,6 +184,28 @@ static Cbc_Model *load(const CmModel *M, const double *start, double seconds)
     return m;
 }
 
+/* pin=: node i runs only in its own stage; force=: in two stages at least. */
+static void apply_rules(Cbc_Model *m, const CmModel *M, const unsigned char *rule)
+{
+    if (!rule)
+        return;
+    int *cols = xmallocarray((size_t)M->n + 1, sizeof *cols);
+    double *ones = xmallocarray((size_t)M->n + 1, sizeof *ones);
+    for (int i = 0; i < M->n; i++) {
+        int v = M->ord[i], nz = 0;
+        for (int t = i; t < M->n; t++) {
+            if (rule[v] == NODE_PIN && t > i)
+                Cbc_setColUpper(m, (int)cm_R(M, t, i), 0);
+            cols[nz] = (int)cm_R(M, t, i);
+            ones[nz++] = 1;
+        }
+        if (rule[v] == NODE_FORCE)
+            Cbc_addRow(m, "force", nz, cols, ones, 'G', 2);
+    }
+    free(cols);
+    free(ones);
+}
+
 static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Milp *st = s->state;
@@ -229,6 +258,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     plan_done(&best);
     double left = tl - (solver_now() - t0);
     Child c = {load(&M, start, left), M.ncols};
+    apply_rules(c.cbc, &M, s->rule);
     if (getenv("CM_MPS"))
         Cbc_writeMps(c.cbc, getenv("CM_MPS"));
     char *buf;
@@ -298,7 +328,7 @@ static void milp_release(Solver *s)
 const SolverClass solver_checkmate = {
     .name = "checkmate",
     .title = "Checkmate's MILP on a fixed order (CBC): least cost under the budget, proven optimal for that order",
-    .caps = SOLVER_EXACT | SOLVER_STRUCTURE,
+    .caps = SOLVER_EXACT | SOLVER_STRUCTURE | SOLVER_CONSTRAINTS,
     .params = params,
     .prepare = milp_prepare,
     .solve = milp_solve,

@@ -329,6 +329,31 @@ static void test_inputs_only(void **st)
     graph_free(g);
 }
 
+/* pin= and force= become bounds and rows of the MILP. */
+static void test_pin_force(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
+    Plan p;
+    const char *free_[] = {"warm=none", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 3, &p, free_), ERR_OK);
+    assert_true(p.cost == 6 && p.optimal);   /* A B C D A E */
+    plan_done(&p);
+    /* A pinned: the one way to peak at 3 is gone, and CBC proves it */
+    const char *pin[] = {"warm=none", "pin=A", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 3, &p, pin), ERR_OVER_BUDGET);
+    plan_done(&p);
+    const char *force[] = {"warm=none", "force=B", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 4, &p, force), ERR_OK);
+    int rb = 0;
+    for (int t = 0; t < p.T; t++)
+        rb += p.steps[t] == graph_find(g, "B");
+    assert_true(rb >= 2);
+    assert_true(p.optimal && p.cost == 6);   /* one extra run of B, nothing else */
+    plan_done(&p);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_lp_rounding_plans),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_inputs_only),
+        cmocka_unit_test(test_pin_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
