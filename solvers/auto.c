@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "solvers/fastsa/fastsa.h"
+#include "src/clock.h"
 #include "src/cands.h"
 #include "src/sim.h"
 #include "src/solver.h"
@@ -260,12 +261,12 @@ static int answer(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Auto *a = s->state;
-    double t0 = solver_now(), end = t0 + a->time_limit;
+    double t0 = clock_now(), end = t0 + a->time_limit;
     /* the quick members share at most half the time; each one at most
      * what is left of that half */
     double members_end = t0 + a->time_limit * 0.5;
     for (int i = 0; i < N_MEMBERS; i++) {
-        double left = members_end - solver_now();
+        double left = members_end - clock_now();
         if (left <= 0.01)
             break;
         Deadline d;
@@ -278,7 +279,7 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             return err_set(e, ERR_CANCELLED, "auto: cancelled");
         progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
     }
-    int rc = run_fastsa(s, budget, end - solver_now(), 1, p, e);
+    int rc = run_fastsa(s, budget, end - clock_now(), 1, p, e);
     if (rc == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     rc = answer(s, budget, out, p, e);

@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "src/clock.h"
+
 #include "src/xalloc.h"
 
 static const SolverParam *find_param(const SolverClass *cls, const char *name);
@@ -201,19 +203,12 @@ void solver_free(Solver *s)
     free(s);
 }
 
-double solver_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void *deadline_watch(void *arg)
 {
     Deadline *d = arg;
     const struct timespec tick = {0, 2000000};
     while (!atomic_load(&d->stop)) {
-        if (progress_cancelled(d->parent) || solver_now() >= d->at) {
+        if (progress_cancelled(d->parent) || clock_now() >= d->at) {
             atomic_store(&d->child.cancel, 1);
             break;
         }
@@ -226,7 +221,7 @@ void deadline_start(Deadline *d, Progress *parent, double seconds)
 {
     progress_init(&d->child);
     d->parent = parent;
-    d->at = solver_now() + seconds;
+    d->at = clock_now() + seconds;
     atomic_store(&d->stop, 0);
     pthread_t *th = xmalloc(sizeof *th);
     if (pthread_create(th, NULL, deadline_watch, d) != 0) {

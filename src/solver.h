@@ -164,8 +164,6 @@ typedef struct Deadline {
 
 void deadline_start(Deadline *d, Progress *parent, double seconds);
 void deadline_stop(Deadline *d);
-/* Seconds on the monotonic clock. */
-double solver_now(void);
 
 /* Option accessors for solver code: the value given by the user, else the
  * class's documented default. Malformed numbers are reported through e. */

@@ -1,4 +1,5 @@
 /* subproc.c — a stoppable child process (see subproc.h). */
+#include "src/clock.h"
 #include "src/subproc.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
         _exit(rc == 0 ? 0 : 1);
     }
     close(fds[1]);
-    double end = solver_now() + seconds;
+    double end = clock_now() + seconds;
     size_t cap = 0;
     int rc = ERR_OK, open = 1;
     while (open) {
@@ -59,7 +60,7 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
             rc = ERR_CANCELLED;
             break;
         }
-        if (solver_now() >= end) {
+        if (clock_now() >= end) {
             rc = ERR_LIMIT;
             break;
         }

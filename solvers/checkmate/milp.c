@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "solvers/checkmate/model.h"
+#include "src/clock.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/subproc.h"
@@ -210,7 +211,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Milp *st = s->state;
     const Graph *g = s->g;
-    double tl, t0 = solver_now(), wt;
+    double tl, t0 = clock_now(), wt;
     int rc;
     if ((rc = solver_opt_double(s, "time_limit", &tl, e)))
         return rc;
@@ -256,7 +257,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     double *start = warm_start(&M, ws, &best, budget, &wcost);
     solver_free(ws);
     plan_done(&best);
-    double left = tl - (solver_now() - t0);
+    double left = tl - (clock_now() - t0);
     Child c = {load(&M, start, left), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
     if (getenv("CM_MPS"))

@@ -16,16 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "src/clock.h"
 #include "src/xalloc.h"
-
-double fastsa_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 double anneal_objective(const Anneal *A, int64_t M, double C)
 {
@@ -208,14 +201,14 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
                      double deadline, int stop_at_budget, long long stall, Progress *p)
 {
     const Units *U = S->U;
-    double t0 = fastsa_now(), temp = h0, span = deadline - t0;
+    double t0 = clock_now(), temp = h0, span = deadline - t0;
     A->f = anneal_objective(A, state_obj_peak(S), S->cost);
     long long it;
     for (it = 0; it < n; it++) {
         if ((it & 1023) == 0) {
             if (progress_cancelled(p))
                 return -1;
-            double t = fastsa_now();
+            double t = clock_now();
             if (t >= deadline)
                 break;
             double frac = (double)it / (double)n, ft = span > 0 ? (t - t0) / span : 1;

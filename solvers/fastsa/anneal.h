@@ -62,8 +62,6 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
 /* Reload S's sequence from A's best (same units). */
 void anneal_restore_best(const Anneal *A, State *S);
 
-double fastsa_now(void);
-
 static inline uint64_t rng_next(Rng *r)
 {
     /* splitmix64: tiny, fast, good enough for move selection */

@@ -23,6 +23,7 @@
 #include "solvers/fastsa/anneal.h"
 #include "solvers/fastsa/fastsa.h"
 #include "solvers/fastsa/state.h"
+#include "src/clock.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -284,7 +285,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     const Params *prm = &fs->prm;
     const Graph *g = s->g;
     Search X = {.s = s, .budget = budget, .p = p};
-    double t0 = fastsa_now();
+    double t0 = clock_now();
     X.deadline = t0 + time_limit;
     if (budget == PLAN_NO_BUDGET) {
         /* no budget: the cheapest plan that peaks no higher than the
@@ -308,7 +309,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
      * the time is kept for the reheats */
     int runs = (full && prm->grouping ? 1 : 0) + (full ? 1 : 0) + ns + use_prev, done = 0;
     double share_end = t0 + time_limit * (runs > 0 ? 0.8 : 0);
-#define NEXT_UNTIL() (fastsa_now() + (share_end - fastsa_now()) / (runs - done))
+#define NEXT_UNTIL() (clock_now() + (share_end - clock_now()) / (runs - done))
     for (int i = 0; i < nstarts && rc == 0; i++)
         if (starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T)) {
             rc = run_plain(&X, RUN_PREV + i, starts[i].steps, starts[i].T, 0, NEXT_UNTIL());
@@ -319,7 +320,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         done++;
     }
     if (full && prm->grouping && rc == 0) {
-        double u2 = NEXT_UNTIL(), now = fastsa_now();
+        double u2 = NEXT_UNTIL(), now = clock_now();
         rc = run_grouped(&X, order, L, now + (u2 - now) * 0.7, u2);
         done++;
     }
@@ -336,11 +337,11 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
      * slider is the one warm run from the previous plan) */
     for (int k = 0, idle = 0; full && rc == 0 && X.best.steps && idle < 2 &&
                               (prm->restarts < 0 || k < prm->restarts) &&
-                              fastsa_now() < X.deadline - 0.01;
+                              clock_now() < X.deadline - 0.01;
          k++) {
         double before = X.best.C;
         int fits = X.best.fits;
-        double until = fastsa_now() + time_limit / 4;
+        double until = clock_now() + time_limit / 4;
         if (until > X.deadline)
             until = X.deadline;
         if (k % 2 == 1) {
