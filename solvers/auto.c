@@ -23,12 +23,12 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"time_limit", "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30"},
-    {"resolve_time", "0.05", "seconds FastSA polishes a re-solve's pick (the slider)"},
-    {"members", "all", "comma-separated solvers to run (all: every one that applies)"},
-    {"seed", "1", "FastSA's seed"},
-    {"fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"},
-    {NULL, NULL, NULL},
+    OPT_P_NUM("time_limit", "auto", 0.001, 1e6, "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30"),
+    OPT_P_NUM("resolve_time", "0.05", 0.001, 1e6, NULL, "seconds FastSA polishes a re-solve's pick (the slider)"),
+    OPT_P_TEXT("members", "all", "comma-separated solvers to run (all: every one that applies)"),
+    OPT_P_INT("seed", "1", 0, 9e18, NULL, "FastSA's seed"),
+    OPT_P_TEXT("fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 /* The members in the order they run, and the largest graph (nodes) each is

@@ -17,9 +17,9 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"segments", "auto",
-     "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("segments", "auto", 1, 1e9, "auto",
+              "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 typedef struct {

@@ -721,16 +721,16 @@ static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 }
 
 static const SolverParam params[] = {
-    {"strategy", "optimal",
-     "optimal (the join DP), naive (each branch advanced in one piece, in order) or min-memory "
-     "(Theorem 3.3's smallest slot count only)"},
-    {"model", "auto",
-     "homogeneous (the join DP on unit slots), heterogeneous (per-branch chain DPs over the "
-     "stages' costs and sizes, branches reversed one after the other) or auto (both; the "
-     "simulated best wins)"},
-    {"mem_resolution", "64", "memory buckets per branch of the heterogeneous DPs (branch forward "
-     "bytes / this)"},
-    {NULL, NULL, NULL}};
+    OPT_P_CHOICE("strategy", "optimal", "optimal|naive|min-memory",
+                 "optimal (the join DP), naive (each branch advanced in one piece, in order) or "
+                 "min-memory (Theorem 3.3's smallest slot count only)"),
+    OPT_P_CHOICE("model", "auto", "auto|homogeneous|heterogeneous",
+                 "homogeneous (the join DP on unit slots), heterogeneous (per-branch chain DPs over "
+                 "the stages' costs and sizes, branches reversed one after the other) or auto (both; "
+                 "the simulated best wins)"),
+    OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
+              "memory buckets per branch of the heterogeneous DPs (branch forward bytes / this)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL}};
 
 const SolverClass solver_join = {
     .name = "join",

@@ -329,20 +329,20 @@ static void kus_release(Solver *s)
 }
 
 #define COMMON_PARAMS \
-    {"strategy", "time", \
-     "time: least overhead whose simulated peak meets the budget; memory: lowest peak"}, \
-    {"resolution", "64", "overhead buckets per total forward cost in the DP table"}, \
-    {"front_max", "64", "most DP runs when walking the (overhead, peak) front"}
+    OPT_P_CHOICE("strategy", "time", "time|memory", \
+                 "time: least overhead whose simulated peak meets the budget; memory: lowest peak"), \
+    OPT_P_INT("resolution", "64", 1, 100000, NULL, "overhead buckets per total forward cost in the DP table"), \
+    OPT_P_INT("front_max", "64", 1, 100000, NULL, "most DP runs when walking the (overhead, peak) front")
 
 static const SolverParam params_exact[] = {
     COMMON_PARAMS,
-    {"max_lower_sets", "10000", "refuse graphs whose forward part has more lower sets"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("max_lower_sets", "10000", 1, 1e12, NULL, "refuse graphs whose forward part has more lower sets"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 static const SolverParam params_approx[] = {
     COMMON_PARAMS,
-    {NULL, NULL, NULL},
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 const SolverClass solver_kusumoto_exact = {

@@ -15,8 +15,9 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"order", "graph", "graph: the file's topological order; memory: greedy memory-aware order"},
-    {NULL, NULL, NULL},
+    OPT_P_CHOICE("order", "graph", "graph|memory",
+                 "graph: the file's topological order; memory: greedy memory-aware order"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 typedef struct {

@@ -453,11 +453,12 @@ static void revolve_release(Solver *s)
 }
 
 static const SolverParam params[] = {
-    {"model", "auto",
-     "homogeneous (Opt0 on slots), heterogeneous (DP over per-stage costs and sizes with "
-     "discretised memory) or auto (heterogeneous when stages differ)"},
-    {"mem_resolution", "64", "memory buckets of the heterogeneous DP (all forward bytes / this)"},
-    {NULL, NULL, NULL}};
+    OPT_P_CHOICE("model", "auto", "auto|homogeneous|heterogeneous",
+                 "homogeneous (Opt0 on slots), heterogeneous (DP over per-stage costs and sizes with "
+                 "discretised memory) or auto (heterogeneous when stages differ)"),
+    OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
+              "memory buckets of the heterogeneous DP (all forward bytes / this)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL}};
 
 const SolverClass solver_revolve = {
     .name = "revolve",

@@ -3,6 +3,7 @@
 #include "src/solver.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,67 @@ Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opt
     return solver_new_cancellable(cls, g, opts, NULL, e);
 }
 
+/* 1 when w is one of the '|'-separated words. */
+static int is_word(const char *words, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = words; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, w, n) == 0)
+            return 1;
+        p += len + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
+static void fmt_num(double x, char *buf, size_t n)
+{
+    if (x >= 1e15 || x <= -1e15)
+        snprintf(buf, n, "%g", x);
+    else if (x == (double)(long long)x)
+        snprintf(buf, n, "%lld", (long long)x);
+    else
+        snprintf(buf, n, "%g", x);
+}
+
+void solver_param_kind(const SolverParam *p, char *buf, size_t n)
+{
+    char lo[32], hi[32];
+    fmt_num(p->lo, lo, sizeof lo);
+    fmt_num(p->hi, hi, sizeof hi);
+    switch (p->kind) {
+    case OPT_INT:
+    case OPT_NUM:
+        snprintf(buf, n, "%s..%s (%s)%s%s", lo, hi, p->kind == OPT_INT ? "an integer" : "a number",
+                 p->words ? " or " : "", p->words ? p->words : "");
+        break;
+    case OPT_CHOICE:
+        snprintf(buf, n, "%s", p->words);
+        break;
+    default:
+        snprintf(buf, n, "text");
+    }
+}
+
+int solver_param_check(const SolverParam *p, const char *val, Err *e)
+{
+    if (p->kind == OPT_TEXT || (p->words && is_word(p->words, val)))
+        return ERR_OK;
+    int ok = 0;
+    if (p->kind == OPT_INT || p->kind == OPT_NUM) {
+        char *end;
+        errno = 0;
+        double x = p->kind == OPT_INT ? (double)strtoll(val, &end, 10) : strtod(val, &end);
+        ok = !errno && end != val && !*end && isfinite(x) && x >= p->lo && x <= p->hi;
+    }
+    if (ok)
+        return ERR_OK;
+    char want[160];
+    solver_param_kind(p, want, sizeof want);
+    return err_set(e, ERR_USAGE, "option %s=%s: expected %s", p->name, val, want);
+}
+
 static int is_rule_key(const char *k)
 {
     return strcmp(k, "pin") == 0 || strcmp(k, "force") == 0;
@@ -152,18 +214,25 @@ static unsigned char *rules_from_opts(const SolverClass *cls, const Graph *g, co
 Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const SolverOpts *opts,
                                Progress *prog, Err *e)
 {
-    if (opts)
-        for (int i = 0; i < opts->n; i++)
-            if (!find_param(cls, opts->key[i]) && !is_rule_key(opts->key[i])) {
-                char known[256] = "";
-                size_t u = 0;
-                for (const SolverParam *p = cls->params; p && p->name && u < sizeof known - 40; p++)
-                    u += (size_t)snprintf(known + u, sizeof known - u, "%s%s", u ? ", " : "",
-                                          p->name);
-                err_set(e, ERR_USAGE, "solver %s has no option '%s' (options: %s)", cls->name,
-                        opts->key[i], u ? known : "none");
-                return NULL;
-            }
+    for (int i = 0; opts && i < opts->n; i++) {
+        if (is_rule_key(opts->key[i]))
+            continue;
+        const SolverParam *par = find_param(cls, opts->key[i]);
+        if (!par) {
+            char known[256] = "";
+            size_t u = 0;
+            for (const SolverParam *p = cls->params; p && p->name && u < sizeof known - 40; p++)
+                u += (size_t)snprintf(known + u, sizeof known - u, "%s%s", u ? ", " : "", p->name);
+            err_set(e, ERR_USAGE, "solver %s has no option '%s' (options: %s)", cls->name,
+                    opts->key[i], u ? known : "none");
+            return NULL;
+        }
+        /* the table says what each option takes: checked here, once */
+        if (solver_param_check(par, opts->val[i], e)) {
+            err_prefix(e, cls->name);
+            return NULL;
+        }
+    }
     int rrc;
     unsigned char *rule = rules_from_opts(cls, g, opts, e, &rrc);
     if (rrc)

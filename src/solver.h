@@ -48,12 +48,37 @@ void progress_init(Progress *p);
 int progress_cancelled(Progress *p);
 void progress_set(Progress *p, double done);
 
-/* One documented parameter: name, default text, help line. */
+/* What a parameter's value may be; checked once, when a solver is made. */
+typedef enum OptKind {
+    OPT_TEXT,       /* free text (a list of names, a key=value string) */
+    OPT_INT,        /* an integer in [lo, hi], or one of `words` */
+    OPT_NUM,        /* a finite number in [lo, hi], or one of `words` */
+    OPT_CHOICE,     /* one of `words` */
+} OptKind;
+
+/* One documented parameter: name, default text, help line, and its type.
+ * The table drives validation, `remat list-solvers`, the explorer's picker
+ * and the option tables of docs/solvers. */
 typedef struct SolverParam {
     const char *name;
     const char *def;
     const char *help;
+    OptKind kind;
+    double lo, hi;          /* OPT_INT, OPT_NUM: the accepted range */
+    const char *words;      /* "on|off"; for numbers, words accepted besides them ("auto") */
 } SolverParam;
+
+#define OPT_P_TEXT(n, d, h) {n, d, h, OPT_TEXT, 0, 0, NULL}
+#define OPT_P_INT(n, d, lo, hi, w, h) {n, d, h, OPT_INT, lo, hi, w}
+#define OPT_P_NUM(n, d, lo, hi, w, h) {n, d, h, OPT_NUM, lo, hi, w}
+#define OPT_P_CHOICE(n, d, w, h) {n, d, h, OPT_CHOICE, 0, 0, w}
+
+/* ERR_OK when val suits p, else ERR_USAGE with "option NAME=VAL: expected
+ * ..." in e. */
+int solver_param_check(const SolverParam *p, const char *val, Err *e);
+/* What p accepts, for people: "2..64 (an integer)", "on|off", "0..1 (a
+ * number) or auto", "text". */
+void solver_param_kind(const SolverParam *p, char *buf, size_t n);
 
 #define SOLVER_OPTS_MAX 16
 typedef struct SolverOpts {

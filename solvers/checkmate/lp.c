@@ -120,12 +120,12 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
 /* ---- checkmate-lp: the relaxation with randomized rounding ----------- */
 
 static const SolverParam params[] = {
-    {"time_limit", "60", "seconds for the LP"},
-    {"lp_budget", "0.9", "the LP is solved for this share of the budget (rounding raises the peak)"},
-    {"roundings", "100", "random thresholds tried beside 0.5"},
-    {"seed", "1", "seed of the thresholds"},
-    {"max_nodes", "400", "refuse larger graphs (the model grows with the square of the nodes)"},
-    {NULL, NULL, NULL},
+    OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for the LP"),
+    OPT_P_NUM("lp_budget", "0.9", 0.001, 1, NULL, "the LP is solved for this share of the budget (rounding raises the peak)"),
+    OPT_P_INT("roundings", "100", 0, 100000, NULL, "random thresholds tried beside 0.5"),
+    OPT_P_INT("seed", "1", 0, 9e18, NULL, "seed of the thresholds"),
+    OPT_P_INT("max_nodes", "400", 0, 1e9, NULL, "refuse larger graphs (the model grows with the square of the nodes)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 static int lp_prepare(Solver *s, Err *e)

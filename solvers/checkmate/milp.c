@@ -23,12 +23,12 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"time_limit", "60", "seconds for CBC's search; past it the best schedule found is returned"},
-    {"order", "graph", "graph: the graph's own order (Checkmate's); best: the order of the portfolio's best plan"},
-    {"warm", "auto", "start from: auto (the portfolio's best plan that fits the order), greedy, none"},
-    {"warm_time", "auto", "seconds for the warm start's portfolio (auto: a quarter of time_limit, at most 10)"},
-    {"max_nodes", "200", "refuse graphs with more non-input nodes (the model grows with the square)"},
-    {NULL, NULL, NULL},
+    OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for CBC's search; past it the best schedule found is returned"),
+    OPT_P_CHOICE("order", "graph", "graph|best", "graph: the graph's own order (Checkmate's); best: the order of the portfolio's best plan"),
+    OPT_P_CHOICE("warm", "auto", "auto|greedy|none", "start from: auto (the portfolio's best plan that fits the order), greedy, none"),
+    OPT_P_NUM("warm_time", "auto", 0.001, 1e7, "auto", "seconds for the warm start's portfolio (auto: a quarter of time_limit, at most 10)"),
+    OPT_P_INT("max_nodes", "200", 0, 1e9, NULL, "refuse graphs with more non-input nodes (the model grows with the square)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 typedef struct {

@@ -29,21 +29,21 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"seed", "1", "seed of the solver's own random generator"},
-    {"iters", "20000000", "most mutations per annealing run (a run lasts 10000 per node, at least 200000, up to this)"},
-    {"time_limit", "auto", "most seconds for the whole search; auto: 2 plus one per 50 nodes, at most 30"},
-    {"resolve_time", "0.08", "seconds for a warm-started re-solve after a budget change (the slider)"},
-    {"stall", "auto", "past its middle, a run ends after this many mutations without a better plan (0: never; auto: a quarter of the run)"},
-    {"restarts", "auto", "runs after the first ones (fresh and reheated in turn); auto: until the time limit or two bring nothing"},
-    {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
-    {"grouping", "on", "on: also anneal fused node groups (Algorithm 1) first, then their nodes"},
-    {"group_max", "64", "most nodes in one group"},
-    {"objective", "elu", "product: max(B, M) * C (eq. 1); elu: the strict-budget form of footnote 2"},
-    {"wall", "10", "elu: the peak's exponent above the budget (1: the paper's form)"},
-    {"seeds", "greedy,echo,kusumoto-approx", "solvers whose plans are starting points too (none: only the graph's order)"},
-    {"seed_max_nodes", "3000", "largest graph on which the seed solvers run"},
-    {"logaddexp", "off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("seed", "1", 0, 9e18, NULL, "seed of the solver's own random generator"),
+    OPT_P_INT("iters", "20000000", 1, 1e15, NULL, "most mutations per annealing run (a run lasts 10000 per node, at least 200000, up to this)"),
+    OPT_P_NUM("time_limit", "auto", 0.001, 1e7, "auto", "most seconds for the whole search; auto: 2 plus one per 50 nodes, at most 30"),
+    OPT_P_NUM("resolve_time", "0.08", 0.001, 1e7, NULL, "seconds for a warm-started re-solve after a budget change (the slider)"),
+    OPT_P_INT("stall", "auto", 0, 1e15, "auto", "past its middle, a run ends after this many mutations without a better plan (0: never; auto: a quarter of the run)"),
+    OPT_P_INT("restarts", "auto", 0, 1000000, "auto", "runs after the first ones (fresh and reheated in turn); auto: until the time limit or two bring nothing"),
+    OPT_P_INT("slack", "4", 2, 64, NULL, "slots per step of the initial order (the rest start as nop)"),
+    OPT_P_CHOICE("grouping", "on", "on|off", "on: also anneal fused node groups (Algorithm 1) first, then their nodes"),
+    OPT_P_INT("group_max", "64", 1, 100000, NULL, "most nodes in one group"),
+    OPT_P_CHOICE("objective", "elu", "elu|product", "product: max(B, M) * C (eq. 1); elu: the strict-budget form of footnote 2"),
+    OPT_P_NUM("wall", "10", 1, 100, NULL, "elu: the peak's exponent above the budget (1: the paper's form)"),
+    OPT_P_TEXT("seeds", "greedy,echo,kusumoto-approx", "solvers whose plans are starting points too (none: only the graph's order)"),
+    OPT_P_INT("seed_max_nodes", "3000", 0, 100000000, NULL, "largest graph on which the seed solvers run"),
+    OPT_P_CHOICE("logaddexp", "off", "on|off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"),
+    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
 };
 
 typedef struct {
