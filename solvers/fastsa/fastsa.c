@@ -372,16 +372,13 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     return ERR_OK;
 }
 
-static int parse_onoff(const Solver *s, const char *name, int *out, Err *e)
+/* restarts: a count, or auto (-1: until the time limit). */
+static int restarts_opt(const Solver *s, int *out, Err *e)
 {
-    const char *v = solver_opt_str(s, name);
-    if (strcmp(v, "on") == 0)
-        *out = 1;
-    else if (strcmp(v, "off") == 0)
-        *out = 0;
-    else
-        return err_set(e, ERR_USAGE, "fastsa: %s=%s: expected on or off", name, v);
-    return ERR_OK;
+    long long n = -1;
+    int rc = strcmp(solver_opt_str(s, "restarts"), "auto") ? solver_opt_int(s, "restarts", &n, e) : 0;
+    *out = (int)n;
+    return rc;
 }
 
 /* stall: a count, or auto (-1: a quarter of each run's length). */
@@ -391,10 +388,7 @@ static int stall_opt(const Solver *s, long long *out, Err *e)
         *out = -1;
         return ERR_OK;
     }
-    int rc = solver_opt_int(s, "stall", out, e);
-    if (!rc && *out < 0)
-        rc = err_set(e, ERR_USAGE, "fastsa: stall=%lld: expected auto or >= 0", *out);
-    return rc;
+    return solver_opt_int(s, "stall", out, e);
 }
 
 /* time_limit: a number of seconds, or auto: long enough for the graph's
@@ -422,28 +416,12 @@ static int fastsa_prepare(Solver *s, Err *e)
         (rc = stall_opt(s, &prm.stall, e)) ||
         (rc = solver_opt_int(s, "slack", &slack, e)) || (rc = solver_opt_int(s, "group_max", &gmax, e)) ||
         (rc = solver_opt_int(s, "seed_max_nodes", &smax, e)) ||
-        (rc = parse_onoff(s, "grouping", &prm.grouping, e)) ||
-        (rc = parse_onoff(s, "logaddexp", &prm.logaddexp, e)))
+        (rc = restarts_opt(s, &prm.restarts, e)))
         return rc;
-    if (prm.iters < 1)
-        return err_set(e, ERR_USAGE, "fastsa: iters=%lld: must be >= 1", prm.iters);
-    if (!(prm.wall >= 1 && prm.wall <= 100))
-        return err_set(e, ERR_USAGE, "fastsa: wall=%g: expected 1..100", prm.wall);
-    if (!(prm.time_limit > 0) || !(prm.resolve_time > 0))
-        return err_set(e, ERR_USAGE, "fastsa: time_limit and resolve_time must be > 0 seconds");
-    if (slack < 2 || slack > 64)
-        return err_set(e, ERR_USAGE, "fastsa: slack=%lld: expected 2..64", slack);
-    if (gmax < 1 || gmax > 100000)
-        return err_set(e, ERR_USAGE, "fastsa: group_max=%lld: expected 1..100000", gmax);
-    if (smax < 0 || smax > 100000000)
-        return err_set(e, ERR_USAGE, "fastsa: seed_max_nodes=%lld: expected 0..100000000", smax);
-    const char *ob = solver_opt_str(s, "objective");
-    if (strcmp(ob, "product") == 0)
-        prm.obj = OBJ_PRODUCT;
-    else if (strcmp(ob, "elu") == 0)
-        prm.obj = OBJ_ELU;
-    else
-        return err_set(e, ERR_USAGE, "fastsa: objective=%s: expected product or elu", ob);
+    /* ranges and choices were checked against the table by solver_new */
+    prm.grouping = strcmp(solver_opt_str(s, "grouping"), "on") == 0;
+    prm.logaddexp = strcmp(solver_opt_str(s, "logaddexp"), "on") == 0;
+    prm.obj = strcmp(solver_opt_str(s, "objective"), "product") == 0 ? OBJ_PRODUCT : OBJ_ELU;
     const char *sd = solver_opt_str(s, "seeds");
     if (strlen(sd) >= sizeof prm.seeds)
         return err_set(e, ERR_USAGE, "fastsa: seeds=%s: too long", sd);
@@ -453,11 +431,6 @@ static int fastsa_prepare(Solver *s, Err *e)
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
         if (strcmp(name, "none") != 0 && !solver_find(name))
             return err_set(e, ERR_USAGE, "fastsa: seeds: no solver '%s'", name);
-    const char *rs = solver_opt_str(s, "restarts");
-    long long nr = -1;
-    if (strcmp(rs, "auto") != 0 && ((rc = solver_opt_int(s, "restarts", &nr, e)) || nr < 0 || nr > 1000000))
-        return rc ? rc : err_set(e, ERR_USAGE, "fastsa: restarts=%s: expected auto or 0..1000000", rs);
-    prm.restarts = (int)nr;
     prm.slack = (int)slack;
     prm.group_max = (int)gmax;
     prm.seed_max_nodes = (int)smax;
