@@ -63,7 +63,7 @@ fails=$((fails + $?))
 # ---- Kumar et al. Figure 1: recomputing A lowers the peak from 4 to 3 ------
 K=samples/kumar_fig1.json
 printf '{"format":"remat-plan","version":1,"graph":"kumar-fig1","solver":"hand","budget":3,"schedule":["A","B","C","D","A","E"],"peak":3,"cost":6}\n' >"$T/fig1.json"
-run "$REMAT" simulate "$K" "$T/fig1.json" --curve
+run "$REMAT" simulate "$K" "$T/fig1.json" --csv
 expect_rc 0 "fig1 recompute plan"
 expect_out "^valid +yes, 6 steps, 1 recomputations" "fig1 recompute: valid"
 expect_out "^peak +3 \(3 B\) at step 4 \(D\)" "fig1 recompute: peak 3"
@@ -212,7 +212,7 @@ expect_rc 2 "export to an unknown format"
 expect_one_line_err "export to an unknown format"
 
 # ---- sweep: header and one row per point -----------------------------------------
-run "$REMAT" sweep samples/chain32.json -s noremat --points 5
+run "$REMAT" sweep samples/chain32.json -s noremat --points 5 --csv
 expect_rc 0 "sweep"
 [ "$(head -1 "$T/out")" = "budget,peak,cost,overhead_pct,steps,status" ] || bad "sweep header: $(head -1 "$T/out")"
 [ "$(wc -l <"$T/out")" -eq 6 ] || bad "sweep --points 5 printed $(($(wc -l <"$T/out") - 1)) rows"
