@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include "src/xalloc.h"
 
 void progress_init(Progress *p)
@@ -160,6 +163,7 @@ Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const Sol
     s->cls = cls;
     s->g = g;
     s->rule = rule;
+    cands_init(&s->cands);
     solver_opts_init(&s->opts);
     if (opts)
         for (int i = 0; i < opts->n; i++)
@@ -186,7 +190,55 @@ void solver_free(Solver *s)
         s->cls->release(s);
     solver_opts_done(&s->opts);
     free(s->rule);
+    cands_done(&s->cands);
     free(s);
+}
+
+double solver_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *deadline_watch(void *arg)
+{
+    Deadline *d = arg;
+    const struct timespec tick = {0, 2000000};
+    while (!atomic_load(&d->stop)) {
+        if (progress_cancelled(d->parent) || solver_now() >= d->at) {
+            atomic_store(&d->child.cancel, 1);
+            break;
+        }
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
+void deadline_start(Deadline *d, Progress *parent, double seconds)
+{
+    progress_init(&d->child);
+    d->parent = parent;
+    d->at = solver_now() + seconds;
+    atomic_store(&d->stop, 0);
+    pthread_t *th = xmalloc(sizeof *th);
+    if (pthread_create(th, NULL, deadline_watch, d) != 0) {
+        /* no watcher: the deadline cannot fire, the parent's cancel still
+         * reaches solvers through the child on the next start */
+        free(th);
+        th = NULL;
+    }
+    d->thread = th;
+}
+
+void deadline_stop(Deadline *d)
+{
+    atomic_store(&d->stop, 1);
+    if (d->thread) {
+        pthread_join(*(pthread_t *)d->thread, NULL);
+        free(d->thread);
+        d->thread = NULL;
+    }
 }
 
 int solver_opt_given(const Solver *s, const char *name)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/cands.h"
 #include "src/err.h"
 #include "src/graph.h"
 #include "src/overlay.h"
@@ -99,6 +100,10 @@ struct Solver {
     /* Per-node NODE_* rules from pin=/force=, or NULL when none was given.
      * Only classes with SOLVER_CONSTRAINTS get a solver with rules. */
     unsigned char *rule;
+    /* The schedules the solver has made and may pick from again (see
+     * cands.h); owned, emptied by solver_free. Solvers that choose among a
+     * family fill it in prepare or their first solve. */
+    CandSet cands;
 };
 
 /* ---- registry (defined in solvers/registry.c) ------------------------ */
@@ -142,6 +147,22 @@ typedef struct PlanPick {
 void plan_pick_init(PlanPick *k);
 /* Offer candidate id with its simulated peak and cost; 1 when it is kept. */
 int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double cost);
+
+/* A Progress that also cancels itself after a deadline: child.cancel is
+ * set when parent (may be NULL) is cancelled or `seconds` have passed. A
+ * watcher thread polls every few milliseconds until deadline_stop. */
+typedef struct Deadline {
+    Progress child;
+    Progress *parent;
+    double at;              /* CLOCK_MONOTONIC seconds */
+    atomic_int stop;
+    void *thread;           /* opaque */
+} Deadline;
+
+void deadline_start(Deadline *d, Progress *parent, double seconds);
+void deadline_stop(Deadline *d);
+/* Seconds on the monotonic clock. */
+double solver_now(void);
 
 /* Option accessors for solver code: the value given by the user, else the
  * class's documented default. Malformed numbers are reported through e. */
