@@ -45,15 +45,17 @@ void band_fill(const Overlay *ov, const Graph *g, const int *steps, int T, const
                 ng[r * g->n + gr->nodes[k]] = i;
     }
     for (int t = 0; t < T; t++) {
-        int c = plot_col_of_step(t, T, w);
-        for (int r = 0; r < rows; r++) {
-            int gi = ng[r * g->n + steps[t]];
-            if (gi < 0)
-                continue;
-            BandCell *bc = &cells[r * w + c];
-            bc->group = gi;
-            bc->rerun = rerun ? rerun[t] : 0;
-        }
+        /* every column of the step when steps are wider than a column */
+        int c0 = plot_col_of_step(t, T, w), c1 = t + 1 < T ? plot_col_of_step(t + 1, T, w) - 1 : w - 1;
+        for (int c = c0; c <= (c1 > c0 ? c1 : c0); c++)
+            for (int r = 0; r < rows; r++) {
+                int gi = ng[r * g->n + steps[t]];
+                if (gi < 0)
+                    continue;
+                BandCell *bc = &cells[r * w + c];
+                bc->group = gi;
+                bc->rerun = rerun ? rerun[t] : 0;
+            }
     }
     free(ng);
     /* runs of one (group, rerun) become "[label---]" or "label~~~" */

@@ -103,14 +103,17 @@ void status_draw(Tui *t, int y, int w)
     if (s->pin[0] || s->force[0])
         snprintf(rules, sizeof rules, " | %s%.120s%s%s%.120s", s->pin[0] ? "pin " : "", s->pin,
                  s->pin[0] && s->force[0] ? " " : "", s->force[0] ? "force " : "", s->force);
+    char origin[80] = "";
+    if (s->have && s->plan.origin && s->plan.origin[0] && (!s->plan.solver || strcmp(s->plan.origin, s->plan.solver)))
+        snprintf(origin, sizeof origin, " | plan by %.60s", s->plan.origin);
     char ex[140];
     if (export_ui_status(t->exp, ex, sizeof ex))
         snprintf(exp, sizeof exp, " | %c %s", tui_spinner(t), ex);
     background_text(t, bg, sizeof bg);
-    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%%%s | %s%s%s%s",
+    snprintf(line, sizeof line, " %s | %s | budget %s | peak %s%s | cost %+.1f%%%s | %s%s%s%s%s",
              s->g->name[0] ? s->g->name : "graph", who, bud, pk,
              s->have && s->sim.peak > s->budget ? " OVER" : "",
-             s->have ? plan_overhead(&s->plan) * 100 : 0.0, meas, state, rules, exp, bg);
+             s->have ? plan_overhead(&s->plan) * 100 : 0.0, meas, state, origin, rules, exp, bg);
     attron(crt_attr(CRT_BAR));
     mvhline(y, 0, ' ', w);
     tui_put(y, 0, w, line);

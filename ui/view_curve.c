@@ -37,8 +37,11 @@ static unsigned char *group_cols(const Session *s, int gi, int steps, int pw)
     for (int k = 0; k < gr->n; k++)
         in[gr->nodes[k]] = 1;
     for (int t = 0; t < s->plan.T; t++)
-        if (in[s->plan.steps[t]])
-            cols[plot_col_of_step(t, steps, pw)] = 1;
+        if (in[s->plan.steps[t]]) {
+            int c1 = t + 1 < steps ? plot_col_of_step(t + 1, steps, pw) - 1 : pw - 1;
+            for (int c = plot_col_of_step(t, steps, pw); c <= c1 || c == plot_col_of_step(t, steps, pw); c++)
+                cols[c] = 1;
+        }
     free(in);
     return cols;
 }
@@ -142,8 +145,11 @@ static void draw_axis(Tui *t, int ay, int pw, int w, int steps)
     mvaddstr(ay, AXIS_W, crt_ascii() ? "+" : "\u2514");
     unsigned char *re = xcalloc((size_t)pw + 1, 1);
     for (int i = 0; s->have && i < s->plan.T; i++)
-        if (s->facts.rerun[i])
-            re[plot_col_of_step(i, steps, pw)] = 1;
+        if (s->facts.rerun[i]) {
+            int c0 = plot_col_of_step(i, steps, pw), c1 = i + 1 < steps ? plot_col_of_step(i + 1, steps, pw) - 1 : c0;
+            for (int c = c0; c <= (c1 > c0 ? c1 : c0); c++)
+                re[c] = 1;
+        }
     for (int c = 0; c < pw; c++) {
         if (re[c])
             tui_put_attr(ay, AXIS_W + 1 + c, 1, crt_ascii() ? "r" : "\u25b4", crt_attr(CRT_RERUN));
