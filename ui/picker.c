@@ -5,20 +5,29 @@
  * moves into the options, Enter types a value, an empty value restores the
  * default. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ui/crt.h"
 #include "ui/tui.h"
 
-/* The refusal recorded for cls, if it was tried. */
-static const char *refusal(const Session *s, const SolverClass *cls)
+/* The refusal recorded for cls with the options it would get now, if it
+ * was tried with them. */
+static const char *refusal(Session *s, const SolverClass *cls)
 {
-    for (int i = 0; i < s->n_cache; i++) {
+    SolverOpts o;
+    session_effective_opts(s, cls, &o);
+    char *key = job_opts_key(&o);
+    solver_opts_done(&o);
+    const char *why = NULL;
+    for (int i = 0; i < s->n_cache && !why; i++) {
         const SessionEntry *en = &s->cache[i];
-        if (en->cls == cls && en->rc != ERR_OK && en->rc != ERR_OVER_BUDGET && en->rc != ERR_CANCELLED)
-            return en->err.msg;
+        if (en->cls == cls && !strcmp(en->opts_key, key) && en->rc != ERR_OK && en->rc != ERR_OVER_BUDGET &&
+            en->rc != ERR_CANCELLED)
+            why = en->err.msg;
     }
-    return NULL;
+    free(key);
+    return why;
 }
 
 static int n_params(const SolverClass *c)
@@ -82,8 +91,10 @@ void picker_draw(Tui *t, int y0, int h, int w)
     for (const SolverParam *p = sel ? sel->params : NULL; p && p->name && y < y0 + h - 1; p++, k++) {
         int given;
         const char *v = value_of(t->s, sel, p, &given);
-        snprintf(line, sizeof line, "  %-14s = %-10s %s  %s", p->name, v, given ? "(set)    " : "(default)", p->help);
-        tui_put_attr(y++, 2, w - 4, line, t->picker_in_opts && k == t->picker_opt ? A_REVERSE : A_NORMAL);
+        int cur = t->picker_in_opts && k == t->picker_opt;
+        snprintf(line, sizeof line, "%c %-14s = %-10s %s  %s", cur ? '>' : ' ', p->name, v,
+                 given ? "(set)    " : "(default)", p->help);
+        tui_put_attr(y++, 2, w - 4, line, cur ? A_REVERSE : A_NORMAL);
     }
     if (!np && y < y0 + h - 1)
         tui_put(y++, 4, w - 6, "(none)");

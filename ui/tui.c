@@ -370,6 +370,16 @@ static void teardown(Tui *t)
     session_free(t->s);
 }
 
+/* A new answer for the want is installed: redraw, and let a refusal (a
+ * solver that cannot honour pin/force, say) speak over the message line. */
+static Reaction answer_shown(Tui *t)
+{
+    const Session *s = t->s;
+    if (s->rc && s->rc != ERR_OVER_BUDGET && s->rc != ERR_CANCELLED)
+        tui_say(t, 1, "%s", s->err.msg);
+    return R_BODY | R_STATUS;
+}
+
 /* Collect what finished in the background; returns what to redraw. */
 static Reaction collect(Tui *t, int *was_have)
 {
@@ -377,7 +387,7 @@ static Reaction collect(Tui *t, int *was_have)
     Reaction r = R_NONE;
     int what = session_poll(s);
     if (what & SESSION_HAVE)
-        r |= R_BODY | R_STATUS;
+        r |= answer_shown(t);
     if (what & SESSION_MORE)
         r |= R_STATUS | (t->view == VIEW_COMPARE || t->mode == MODE_PICKER ? R_BODY : 0);
     if (s->have && !*was_have) {
@@ -459,7 +469,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         if (t.moved_at != 0 && (t.moved_at < 0 || clock_now() - t.moved_at >= DEBOUNCE_S)) {
             t.moved_at = 0;
             if (session_stale(s) && session_request(s))
-                react(&t, R_BODY | R_STATUS);
+                react(&t, answer_shown(&t));
             t.dirty |= DIRTY_STATUS;
         }
         react(&t, collect(&t, &was_have));

@@ -108,6 +108,11 @@ static void center_on(GraphState *st, int node)
         return;
     st->pan_x = st->l.x[node] + st->l.len[node] / 2 - st->vw / 2;
     st->pan_y = st->l.y[node] - st->vh / 2;
+    /* a drawing that fits stays where it is: centred, from its top */
+    if (st->l.w <= st->vw)
+        st->pan_x = -(st->vw - st->l.w) / 2;
+    if (st->l.h <= st->vh)
+        st->pan_y = 0;
 }
 
 /* The topmost node (then leftmost) of the drawing. */
@@ -368,10 +373,6 @@ static void graph_draw(View *v, Tui *t, int y, int h, int w)
         } else {
             center_on(st, st->sel);
         }
-        if (st->l.w <= gw)
-            st->pan_x = -(gw - st->l.w) / 2;
-        if (st->l.h <= gh)
-            st->pan_y = 0;
         st->placed = 1;
     }
     int n = snprintf(line, sizeof line, "%s: %d nodes, zoom %.2gx", s->g->name[0] ? s->g->name : "graph", s->g->n,

@@ -30,7 +30,7 @@ start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null
     tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
-        "TERM=xterm-256color sh -c '\"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
+        "TERM=xterm-256color sh -c 'trap : INT; \"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
 wait_exit() {
@@ -310,6 +310,134 @@ done
 check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
 tm send-keys -t tui q
 wait_exit "graph: q"
+
+# ---- never block: Ctrl-C during a long solve quits at once -----------------
+# checkmate's MILP runs up to its 60 s limit on this graph; wait_exit allows 10 s
+start samples/models/resnet18.json -s checkmate -b 60%
+check 'resnet18-train-b8 \| checkmate \| budget [0-9.]+ MiB \| .*solving' "ctrl-c: a long solve runs"
+tm send-keys -t tui C-c
+wait_exit "ctrl-c during checkmate"
+start samples/models/resnet18.json -s checkmate -b 60%
+check 'resnet18-train-b8 \| checkmate \| .*solving' "q: a long solve runs"
+tm send-keys -t tui q
+wait_exit "q during checkmate"
+
+# an export runs in the background: the message says so, then the file
+start samples/transformer_small.json -s greedy -b 80%
+check '\| greedy \| .*solved' "export: plan"
+tm send-keys -t tui e
+tm send-keys -t tui -l "$T/tf.svg"
+tm send-keys -t tui Enter
+check "wrote .*tf\.svg \(svg, [0-9.]+s\)" "export: svg written by the background task"
+grep -q '<svg' "$T/tf.svg" || { echo "FAIL: export: no SVG in $T/tf.svg"; fails=$((fails+1)); }
+[ ! -e "$T/tf.svg.part" ] || { echo "FAIL: export: left the partial file"; fails=$((fails+1)); }
+tm send-keys -t tui e
+tm send-keys -t tui -l "$T/tf.pdf"
+tm send-keys -t tui Enter
+check "export: '.*tf\.pdf': name a \.dot, \.gv, \.svg, \.png or \.json file" "export: format from the name"
+tm send-keys -t tui q
+wait_exit "export: q"
+
+# ---- structures on the timeline ----------------------------------------------
+start samples/chain32.json -s kusumoto-exact -b 26
+check 'chain32-train \| kusumoto-exact \| budget 26 B \| .*solved' "timeline: kusumoto plan"
+check 'peak 26 B at step 34 \(f32\.grad\), [0-9]+ recomputation steps' "timeline: recomputation steps counted"
+check '^ +0└.*▴' "timeline: recomputation steps marked on the time axis"
+check '^ +block ├V_1─*┤' "timeline: the blocks as a band under the curve"
+check 'V_1┄' "timeline: where V_1 is recomputed"
+tm send-keys -t tui '}'
+check 'selected V_1: 10 nodes, first runs at steps 1-10, [1-9][0-9]* recomputation steps' "timeline: } selects a block"
+tm send-keys -t tui Tab Tab Tab
+check '^> \[block\] V_1 \(10, 10 B\)' "timeline: the structure view shows the same selection"
+check 'selected V_1: first runs at steps 1-10' "timeline: structure view header"
+tm send-keys -t tui j
+check '^> \[block\] V_2 ' "timeline: j selects the next block"
+tm send-keys -t tui q
+wait_exit "timeline: q"
+# above the budget: counted on the curve (17 steps of noremat's 65 exceed 26 B)
+"$REMAT" solve samples/chain32.json -s noremat -o "$T/n.json" 2>/dev/null
+over=$("$REMAT" simulate samples/chain32.json "$T/n.json" --csv | awk -F, 'NR > 1 && $3 + 0 > 26' | wc -l)
+start samples/chain32.json -s noremat -b 26
+check "peak 35 B at step 34 \(f32\.grad\), $over steps over the budget" "timeline: steps over the budget ($over)"
+tm send-keys -t tui q
+wait_exit "over budget: q"
+
+# ---- what to recompute: the ranking at the peak, pin and force ------------------
+start samples/chain32.json -s fastsa -b 26
+check 'chain32-train \| fastsa \| budget 26 B \| .*solved' "recompute: fastsa plan"
+tm send-keys -t tui Tab Tab
+check 'Worth recomputing at step 34 \(f32\.grad\), the peak' "recompute: ranking at the peak"
+check '^> f[0-9]+ +1 B +[0-9]+ +1 +[0-9]+ (held|gone) +keeps it' "recompute: the best candidate selected"
+sel=$(screen | awk '$1 == ">" { print $2; exit }')
+tm send-keys -t tui F
+check "forced \(recompute\) $sel; solving again with pin=- force=$sel" "recompute: F forces $sel"
+check "fastsa \| budget 26 B \| .*solved .*\| force $sel" "recompute: fastsa solved with force=$sel"
+check "^  $sel +[2-9] " "recompute: the plan recomputes $sel"
+# a solver that cannot honour the rule says so; C clears it
+num=$("$REMAT" list-solvers | grep '^[a-z]' | awk '$1 == "greedy" { print NR }')
+tm send-keys -t tui a "$num" Enter
+check 'greedy cannot honour pin/force' "recompute: greedy refuses force="
+tm send-keys -t tui C
+check 'no node pinned or forced' "recompute: C clears the rules"
+check 'chain32-train \| greedy \| budget 26 B \| .*solved' "recompute: greedy solves without rules"
+tm send-keys -t tui q
+wait_exit "recompute: q"
+
+# ---- a graph a person can read: kumar_fig1 whole at the opening zoom --------------
+start samples/kumar_fig1.json
+tm send-keys -t tui BTab
+check 'kumar-fig1: 5 nodes, zoom 1x' "graph: kumar view"
+screen | sed -n '3,26p' | cut -c1-68 >"$T/drawing"
+for n in A B C D E; do
+    grep -qE "(^| )$n( |$)" "$T/drawing" || { echo "FAIL: graph: node $n not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
+done
+[ "$(grep -o '[│─┌┐└┘├┤┬┴┼]' "$T/drawing" | wc -l)" -ge 12 ] ||
+    { echo "FAIL: graph: kumar's six edges not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
+tm send-keys -t tui /
+check 'search id or op: _' "graph: / asks for a search"
+tm send-keys -t tui -l D
+tm send-keys -t tui Enter
+check 'id +D$' "graph: search selects D"
+tm send-keys -t tui f
+check 'kumar-fig1: 5 nodes, zoom 1x, focus D' "graph: f focuses on D"
+check 'in 2, out 1' "graph: D's inputs and consumers"
+tm send-keys -t tui f
+check 'kumar-fig1: 5 nodes, zoom 1x \(' "graph: f again shows the whole graph"
+tm send-keys -t tui q
+wait_exit "graph kumar: q"
+
+# ---- details: the picker edits options, help explains views and columns ---------
+start samples/chain32.json -s noremat
+check 'chain32-train \| noremat \| .*solved' "picker options: plan"
+tm send-keys -t tui a
+check 'Choose a solver' "picker options: picker"
+num=$(screen | awk '$2 == "fastsa" { print $1 } $3 == "fastsa" { print $2 }' | head -1)
+tm send-keys -t tui 1
+i=1; while [ $i -lt "$num" ]; do tm send-keys -t tui Down; i=$((i + 1)); done
+tm send-keys -t tui Tab
+check 'options of fastsa \(value in force\)' "picker options: fastsa's options"
+check '^ +> [a-z_]+ += ' "picker options: the first option highlighted"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    screen | grep -qE '^ +> time_limit ' && break
+    tm send-keys -t tui Down; sleep 0.1
+done
+check '^ +> time_limit += [^ ]+ +\(default\)' "picker options: time_limit and its default"
+tm send-keys -t tui Enter
+check 'value \(empty: default\): [^ ]+_' "picker options: editing time_limit"
+tm send-keys -t tui C-u
+tm send-keys -t tui -l 1
+tm send-keys -t tui Enter
+check 'time_limit += 1 +\(set\)' "picker options: the value in force"
+check 'fastsa: time_limit = 1' "picker options: message"
+tm send-keys -t tui Left Enter
+check 'chain32-train \| fastsa \| .*solved' "picker options: fastsa solves with them"
+tm send-keys -t tui '?'
+check 'Views \(Tab / Shift-Tab\)' "help: the views"
+check 'Recompute +at the time cursor, the held values worth recomputing' "help: what the Recompute view shows"
+tm send-keys -t tui NPage NPage NPage
+check 'why +input: resident all along' "help: the inspector's columns"
+tm send-keys -t tui x q
+wait_exit "details: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
