@@ -38,7 +38,7 @@ static int add(HelpLine *l, int n, int bold, const char *text)
 {
     if (n >= LINES_MAX)
         return n;
-    snprintf(l[n].text, sizeof l[n].text, "%s", text);
+    snprintf(l[n].text, sizeof l[n].text, "%.255s", text);
     l[n].bold = bold;
     return n + 1;
 }
@@ -46,7 +46,7 @@ static int add(HelpLine *l, int n, int bold, const char *text)
 /* Word-wrap text at width w into lines indented by ind. */
 static int add_wrapped(HelpLine *l, int n, const char *text, int w, int ind)
 {
-    char buf[256];
+    char buf[1024];
     const char *p = text;
     int first = 1;
     while (*p && n < LINES_MAX) {
@@ -75,7 +75,7 @@ static int add_wrapped(HelpLine *l, int n, const char *text, int w, int ind)
 static int build(HelpLine *l, int w)
 {
     int n = 0;
-    char buf[256];
+    char buf[1024];
     n = add(l, n, 1, "Remat Explorer keys (mouse: click the curve or the slider, drag the knob)");
     int two = w >= 90;
     int per = two ? (ACT_COUNT + 1) / 2 : ACT_COUNT;
@@ -95,10 +95,10 @@ static int build(HelpLine *l, int w)
     n = add(l, n, 1, "Views (Tab / Shift-Tab)");
     for (int v = 0; v < VIEW_COUNT; v++) {
         const ViewOps *ops = view_table[v];
-        snprintf(buf, sizeof buf, "%-10s %s", ops->name, ops->help);
+        snprintf(buf, sizeof buf, "%-10s %.900s", ops->name, ops->help);
         n = add_wrapped(l, n, buf, w, 11);
         for (const ViewKey *k = ops->keys; k && k->label; k++) {
-            snprintf(buf, sizeof buf, "           %-9s %s", k->label, k->help);
+            snprintf(buf, sizeof buf, "           %-9s %.200s", k->label, k->help);
             n = add(l, n, 0, buf);
         }
     }

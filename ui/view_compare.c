@@ -157,7 +157,9 @@ static void draw_rows(Tui *t, int *row, int y, int h, int w)
     }
 }
 
-static void draw_fit(Tui *t, int row, int w, const char *bud)
+/* The batch fit for the current solver with the budget as the memory:
+ * two lines, without and with recomputation. Returns the rows used. */
+static int draw_fit(Tui *t, int row, int rows, int w, const char *bud)
 {
     Session *s = t->s;
     SolverOpts cur;
@@ -165,24 +167,29 @@ static void draw_fit(Tui *t, int row, int w, const char *bud)
     const SessionFit *f = session_fit_find(s, s->cls, &cur, s->budget);
     solver_opts_done(&cur);
     char line[1024];
-    if (!f) {
-        snprintf(line, sizeof line, "batch fit in %s: waiting...", bud);
-    } else if (f->rc) {
-        snprintf(line, sizeof line, "batch fit in %s: %.900s", bud, f->err.msg);
-    } else {
-        const FitResult *r = &f->fit;
-        char one[32], plain[64], remat[160];
-        units_format_bytes(r->peak_one, one, sizeof one);
-        snprintf(plain, sizeof plain, r->m_plain > 0 ? "x%.2f" : "none", r->m_plain);
-        if (r->m_remat > 0)
-            snprintf(remat, sizeof remat, "x%.2f with %s, cost %+.1f%%", r->m_remat, s->cls->name,
-                     r->overhead_remat * 100);
-        else
-            snprintf(remat, sizeof remat, "nothing fits with %s", s->cls->name);
-        snprintf(line, sizeof line, "batch fit in %s: %s without recomputation (x1 peaks at %s); %s", bud, plain,
-                 one, remat);
+    if (!f || f->rc) {
+        snprintf(line, sizeof line, "batch fit in %s: %.900s", bud, f ? f->err.msg : "waiting...");
+        tui_put_attr(row, 0, w, line, A_BOLD);
+        return 1;
     }
+    const FitResult *r = &f->fit;
+    char one[32];
+    units_format_bytes(r->peak_one, one, sizeof one);
+    if (r->m_plain > 0)
+        snprintf(line, sizeof line, "batch fit in %s: x%.2f of the batch without recomputation (x1 peaks at %s)", bud,
+                 r->m_plain, one);
+    else
+        snprintf(line, sizeof line, "batch fit in %s: no batch without recomputation (x1 peaks at %s)", bud, one);
     tui_put_attr(row, 0, w, line, A_BOLD);
+    if (rows < 2)
+        return 1;
+    if (r->m_remat > 0)
+        snprintf(line, sizeof line, "%*s x%.2f with %s, cost %+.1f%%", 12 + (int)strlen(bud), "", r->m_remat,
+                 s->cls->name, r->overhead_remat * 100);
+    else
+        snprintf(line, sizeof line, "%*s nothing fits with %s", 12 + (int)strlen(bud), "", s->cls->name);
+    tui_put_attr(row + 1, 0, w, line, A_BOLD);
+    return 2;
 }
 
 static void draw_tradeoff(Tui *t, int row, int y, int h, int w)
@@ -269,7 +276,7 @@ static void compare_draw(View *v, Tui *t, int y, int h, int w)
     draw_rows(t, &row, y, h, w);
     row++;
     if (row < y + h)
-        draw_fit(t, row++, w, bud);
+        row += draw_fit(t, row, y + h - row, w, bud);
     row++;
     if (row < y + h)
         draw_tradeoff(t, row, y, h, w);
