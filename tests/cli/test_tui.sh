@@ -434,8 +434,9 @@ tm send-keys -t tui Left Enter
 check 'chain32-train \| fastsa \| .*solved' "picker options: fastsa solves with them"
 tm send-keys -t tui '?'
 check 'Views \(Tab / Shift-Tab\)' "help: the views"
+tm send-keys -t tui NPage
 check 'Recompute +at the time cursor, the held values worth recomputing' "help: what the Recompute view shows"
-tm send-keys -t tui NPage NPage NPage
+tm send-keys -t tui NPage NPage
 check 'why +input: resident all along' "help: the inspector's columns"
 tm send-keys -t tui x q
 wait_exit "details: q"
