@@ -172,8 +172,14 @@ static void sort_rank(Lay *L, int r)
         L->el[L->rank_el[r][i]].pos = i;
 }
 
-/* Mean position of an element's neighbours above (down = 0) or below. */
-static int bary(const Lay *L, int e, int below, double *out)
+static double center(const Elem *e)
+{
+    return e->x + (e->w - 1) / 2.0;
+}
+
+/* Mean of the neighbours above (below = 0) or below: their positions in
+ * their rank (at = 0) or their centre columns (at = 1); 0 when none. */
+static int neighbour_mean(const Lay *L, int e, int below, int at, double *out)
 {
     const int *off = below ? L->dn_off : L->up_off, *idx = below ? L->dn_idx : L->up_idx;
     int k = off[e + 1] - off[e];
@@ -182,7 +188,8 @@ static int bary(const Lay *L, int e, int below, double *out)
     double s = 0;
     for (int i = off[e]; i < off[e + 1]; i++) {
         const Link *l = &L->ln[idx[i]];
-        s += L->el[below ? l->down : l->up].pos;
+        const Elem *n = &L->el[below ? l->down : l->up];
+        s += at ? center(n) : n->pos;
     }
     *out = s / k;
     return 1;
@@ -199,32 +206,11 @@ static void order_ranks(Lay *L, Progress *p)
             for (int i = 0; i < L->rank_n[r]; i++) {
                 Elem *el = &L->el[L->rank_el[r][i]];
                 double b;
-                el->key = bary(L, L->rank_el[r][i], below, &b) ? b : el->pos;
+                el->key = neighbour_mean(L, L->rank_el[r][i], below, 0, &b) ? b : el->pos;
             }
             sort_rank(L, r);
         }
     }
-}
-
-static double center(const Elem *e)
-{
-    return e->x + (e->w - 1) / 2.0;
-}
-
-/* Mean column of an element's neighbours above or below; 0 when none. */
-static int neighbour_center(const Lay *L, int e, int below, double *out)
-{
-    const int *off = below ? L->dn_off : L->up_off, *idx = below ? L->dn_idx : L->up_idx;
-    int k = off[e + 1] - off[e];
-    if (!k)
-        return 0;
-    double s = 0;
-    for (int i = off[e]; i < off[e + 1]; i++) {
-        const Link *l = &L->ln[idx[i]];
-        s += center(&L->el[below ? l->down : l->up]);
-    }
-    *out = s / k;
-    return 1;
 }
 
 /* Columns between two neighbours: pass-throughs of long edges pack tight. */
@@ -240,7 +226,7 @@ static void place_rank(Lay *L, int r, int below, int gap, int *xa, int *xb, int 
     for (int i = 0; i < n; i++) {
         Elem *el = &L->el[es[i]];
         double c;
-        if (!neighbour_center(L, es[i], below, &c))
+        if (!neighbour_mean(L, es[i], below, 1, &c))
             c = center(el);
         want[i] = (int)(c - (el->w - 1) / 2.0 + (c >= 0 ? 0.5 : -0.5));
     }
@@ -418,28 +404,17 @@ static void lay_free(Lay *L)
     free(L->rank_n);
 }
 
-int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm, CellLayout *out,
-                Progress *p, Err *e)
+/* Elements for the kept nodes, and for each edge a chain of pass-throughs
+ * linking its ends, shortest edges first until the budget of pass-through
+ * cells is spent (the rest are counted in out->long_edges). */
+static void build_elements(Lay *L, const Graph *g, const int *rank, const CellParams *prm, CellLayout *out)
 {
-    memset(out, 0, sizeof *out);
-    out->n = g->n;
-    out->x = xmallocarray((size_t)g->n + 1, sizeof *out->x);
-    out->y = xmallocarray((size_t)g->n + 1, sizeof *out->y);
-    out->len = xcalloc((size_t)g->n + 1, sizeof *out->len);
-    for (int v = 0; v < g->n; v++)
-        out->x[v] = out->y[v] = -1;
-    int gap = prm->gap > 0 ? prm->gap : 1, tmin = prm->tracks_min > 0 ? prm->tracks_min : 1;
-    int *rank = xmallocarray((size_t)g->n + 1, sizeof *rank);
-    Lay L;
-    memset(&L, 0, sizeof L);
-    L.R = assign_ranks(g, keep, rank);
     int *node_el = xmallocarray((size_t)g->n + 1, sizeof *node_el);
     int *topo_pos = xmallocarray((size_t)g->n + 1, sizeof *topo_pos);
     for (int i = 0; i < g->n; i++)
         topo_pos[g->topo[i]] = i;
     for (int v = 0; v < g->n; v++)
-        node_el[v] = rank[v] >= 0 ? add_elem(&L, v, rank[v], label_len(g, v, prm->label_max), topo_pos[v]) : -1;
-    /* edges, shortest first, until the pass-through budget is spent */
+        node_el[v] = rank[v] >= 0 ? add_elem(L, v, rank[v], label_len(g, v, prm->label_max), topo_pos[v]) : -1;
     EdgeRef *er = NULL;
     int ne = 0, cap = 0;
     for (int v = 0; v < g->n; v++)
@@ -461,66 +436,62 @@ int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm
         pass += er[i].span - 1;
         int prev = node_el[er[i].u];
         for (int r = rank[er[i].u] + 1; r < rank[er[i].v]; r++) {
-            int d = add_elem(&L, -1, r, 1, topo_pos[er[i].u] + 0.5);
-            add_link(&L, prev, d);
+            int d = add_elem(L, -1, r, 1, topo_pos[er[i].u] + 0.5);
+            add_link(L, prev, d);
             prev = d;
         }
-        add_link(&L, prev, node_el[er[i].v]);
+        add_link(L, prev, node_el[er[i].v]);
         out->edges++;
     }
     free(er);
     free(topo_pos);
-    build_adjacency(&L);
-    L.rank_n = xcalloc((size_t)L.R + 1, sizeof *L.rank_n);
-    L.rank_el = xcalloc((size_t)L.R + 1, sizeof *L.rank_el);
-    for (int i = 0; i < L.ne; i++)
-        L.rank_n[L.el[i].rank]++;
-    for (int r = 0; r < L.R; r++) {
-        L.rank_el[r] = xmallocarray((size_t)L.rank_n[r] + 1, sizeof **L.rank_el);
-        L.rank_n[r] = 0;
+    free(node_el);
+    build_adjacency(L);
+    L->rank_n = xcalloc((size_t)L->R + 1, sizeof *L->rank_n);
+    L->rank_el = xcalloc((size_t)L->R + 1, sizeof *L->rank_el);
+    for (int i = 0; i < L->ne; i++)
+        L->rank_n[L->el[i].rank]++;
+    for (int r = 0; r < L->R; r++) {
+        L->rank_el[r] = xmallocarray((size_t)L->rank_n[r] + 1, sizeof **L->rank_el);
+        L->rank_n[r] = 0;
     }
-    for (int i = 0; i < L.ne; i++) {
-        L.el[i].pos = L.rank_n[L.el[i].rank];
-        L.rank_el[L.el[i].rank][L.rank_n[L.el[i].rank]++] = i;
+    for (int i = 0; i < L->ne; i++) {
+        L->el[i].pos = L->rank_n[L->el[i].rank];
+        L->rank_el[L->el[i].rank][L->rank_n[L->el[i].rank]++] = i;
     }
-    order_ranks(&L, p);
-    if (progress_cancelled(p)) {
-        lay_free(&L);
-        free(rank);
-        free(node_el);
-        cell_layout_done(out);
-        return err_set(e, ERR_CANCELLED, "layout cancelled");
-    }
-    place_columns(&L, gap);
-    assign_ports(&L);
-    /* rows: a label row per rank, then one row per track to the next */
-    int *ry = xmallocarray((size_t)L.R + 1, sizeof *ry);
-    int *lk = xmallocarray((size_t)L.nl + 1, sizeof *lk);
+}
+
+/* Rows (a label row per rank, then one row per track to the next), the
+ * canvas of edge masks, and the nodes' cells. */
+static void draw_layout(Lay *L, int tmin, CellLayout *out)
+{
+    int *ry = xmallocarray((size_t)L->R + 1, sizeof *ry);
+    int *lk = xmallocarray((size_t)L->nl + 1, sizeof *lk);
     int y = 0;
-    for (int r = 0; r < L.R; r++) {
+    for (int r = 0; r < L->R; r++) {
         ry[r] = y;
         int m = 0;
-        for (int i = 0; i < L.rank_n[r]; i++) {
-            int el = L.rank_el[r][i];
-            for (int k = L.dn_off[el]; k < L.dn_off[el + 1]; k++)
-                lk[m++] = L.dn_idx[k];
+        for (int i = 0; i < L->rank_n[r]; i++) {
+            int el = L->rank_el[r][i];
+            for (int k = L->dn_off[el]; k < L->dn_off[el + 1]; k++)
+                lk[m++] = L->dn_idx[k];
         }
-        int used = assign_tracks(&L, lk, m);
+        int used = assign_tracks(L, lk, m);
         y += 1 + (used > tmin ? used : tmin);
     }
     free(lk);
-    out->ranks = L.R;
-    out->h = L.R ? ry[L.R - 1] + 1 : 0;
-    for (int i = 0; i < L.ne; i++)
-        if (L.el[i].x + L.el[i].w > out->w)
-            out->w = L.el[i].x + L.el[i].w;
+    out->ranks = L->R;
+    out->h = L->R ? ry[L->R - 1] + 1 : 0;
+    for (int i = 0; i < L->ne; i++)
+        if (L->el[i].x + L->el[i].w > out->w)
+            out->w = L->el[i].x + L->el[i].w;
     out->edge = xcalloc((size_t)out->w * (size_t)out->h + 1, 1);
-    for (int i = 0; i < L.nl; i++) {
-        const Link *l = &L.ln[i];
-        draw_link(out, l, ry[L.el[l->up].rank], ry[L.el[l->down].rank]);
+    for (int i = 0; i < L->nl; i++) {
+        const Link *l = &L->ln[i];
+        draw_link(out, l, ry[L->el[l->up].rank], ry[L->el[l->down].rank]);
     }
-    for (int i = 0; i < L.ne; i++) {
-        const Elem *el = &L.el[i];
+    for (int i = 0; i < L->ne; i++) {
+        const Elem *el = &L->el[i];
         if (el->node < 0) {
             mark(out, el->x, ry[el->rank], EDGE_UP | EDGE_DOWN);
         } else {
@@ -530,8 +501,33 @@ int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm
         }
     }
     free(ry);
+}
+
+int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm, CellLayout *out,
+                Progress *p, Err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->n = g->n;
+    out->x = xmallocarray((size_t)g->n + 1, sizeof *out->x);
+    out->y = xmallocarray((size_t)g->n + 1, sizeof *out->y);
+    out->len = xcalloc((size_t)g->n + 1, sizeof *out->len);
+    for (int v = 0; v < g->n; v++)
+        out->x[v] = out->y[v] = -1;
+    int *rank = xmallocarray((size_t)g->n + 1, sizeof *rank);
+    Lay L;
+    memset(&L, 0, sizeof L);
+    L.R = assign_ranks(g, keep, rank);
+    build_elements(&L, g, rank, prm, out);
     free(rank);
-    free(node_el);
+    order_ranks(&L, p);
+    if (progress_cancelled(p)) {
+        lay_free(&L);
+        cell_layout_done(out);
+        return err_set(e, ERR_CANCELLED, "layout cancelled");
+    }
+    place_columns(&L, prm->gap > 0 ? prm->gap : 1);
+    assign_ports(&L);
+    draw_layout(&L, prm->tracks_min > 0 ? prm->tracks_min : 1, out);
     lay_free(&L);
     return ERR_OK;
 }

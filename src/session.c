@@ -292,19 +292,6 @@ static void sim_copy(Sim *dst, const Sim *src)
     memcpy(dst->held_until, src->held_until, (size_t)src->T * sizeof *dst->held_until);
 }
 
-static void overlay_copy(Overlay *dst, const Overlay *src)
-{
-    overlay_init(dst);
-    for (int i = 0; i < src->n; i++) {
-        const OverlayGroup *gr = &src->groups[i];
-        int k = overlay_add(dst, gr->kind, gr->label, gr->parent, gr->level);
-        for (int j = 0; j < gr->n; j++)
-            overlay_add_node(dst, k, gr->nodes[j]);
-    }
-    overlay_set_title(dst, src->title);
-    dst->width = src->width;
-}
-
 /* Make en's answer the one shown; a failed answer keeps the last plan. */
 static void install(Session *s, const SessionEntry *en, int from_cache)
 {

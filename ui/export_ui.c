@@ -93,19 +93,6 @@ int export_ui_busy(const ExportUi *u)
     return u && u->running;
 }
 
-static void copy_overlay(Overlay *dst, const Overlay *src)
-{
-    overlay_init(dst);
-    for (int i = 0; i < src->n; i++) {
-        const OverlayGroup *gr = &src->groups[i];
-        int k = overlay_add(dst, gr->kind, gr->label, gr->parent, gr->level);
-        for (int j = 0; j < gr->n; j++)
-            overlay_add_node(dst, k, gr->nodes[j]);
-    }
-    overlay_set_title(dst, src->title);
-    dst->width = src->width;
-}
-
 int export_ui_start(ExportUi *u, Session *s, const char *path, char *msg, size_t n)
 {
     const char *fmt = export_format_of(path);
@@ -144,7 +131,7 @@ int export_ui_start(ExportUi *u, Session *s, const char *path, char *msg, size_t
     if (s->have) {
         plan_copy(&u->plan, &s->plan);
         overlay_done(&u->ov);
-        copy_overlay(&u->ov, &s->ov);
+        overlay_copy(&u->ov, &s->ov);
         u->runs = xmallocarray((size_t)s->g->n + 1, sizeof *u->runs);
         u->alive = xmallocarray((size_t)s->g->n + 1, 1);
         memcpy(u->runs, s->facts.runs, (size_t)s->g->n * sizeof *u->runs);
