@@ -1,4 +1,5 @@
-/* band.c — the structure band under the curve (band.h). */
+/* band.c — the structure band under the curve (band.h): blocks, stages and
+ * segments where their nodes run, bags and separators as nested spans. */
 #include "render/band.h"
 
 #include <stdlib.h>
@@ -27,6 +28,47 @@ void band_short_label(const char *label, char *buf, int n)
     buf[k] = '\0';
 }
 
+/* Bags and separators are a recursion: each is drawn as the span of steps
+ * its own nodes and those of the groups under it (parent links) run in,
+ * so each level's spans nest inside the level above. */
+static int is_span(const OverlayGroup *gr)
+{
+    return gr->kind == OVERLAY_BAG || gr->kind == OVERLAY_SEPARATOR;
+}
+
+/* lo[i]..hi[i]: the steps of span group i and its descendants (-1: none). */
+static void span_steps(const Overlay *ov, const Graph *g, const int *steps, int T, int *lo, int *hi)
+{
+    /* the span groups each node belongs to, as a list per node */
+    int *off = xcalloc((size_t)g->n + 2, sizeof *off);
+    for (int i = 0; i < ov->n; i++)
+        for (int k = 0; is_span(&ov->groups[i]) && k < ov->groups[i].n; k++)
+            if (ov->groups[i].nodes[k] >= 0 && ov->groups[i].nodes[k] < g->n)
+                off[ov->groups[i].nodes[k] + 1]++;
+    for (int v = 0; v < g->n; v++)
+        off[v + 1] += off[v];
+    int *idx = xmallocarray((size_t)off[g->n] + 1, sizeof *idx), *fill = xcalloc((size_t)g->n + 1, sizeof *fill);
+    for (int i = 0; i < ov->n; i++)
+        for (int k = 0; is_span(&ov->groups[i]) && k < ov->groups[i].n; k++) {
+            int v = ov->groups[i].nodes[k];
+            if (v >= 0 && v < g->n)
+                idx[off[v] + fill[v]++] = i;
+        }
+    for (int i = 0; i < ov->n; i++)
+        lo[i] = hi[i] = -1;
+    for (int t = 0; t < T; t++)
+        for (int k = off[steps[t]]; k < off[steps[t] + 1]; k++)
+            for (int gi = idx[k], depth = 0; gi >= 0 && gi < ov->n && depth <= ov->n; gi = ov->groups[gi].parent, depth++) {
+                if (lo[gi] < 0 || t < lo[gi])
+                    lo[gi] = t;
+                if (t > hi[gi])
+                    hi[gi] = t;
+            }
+    free(off);
+    free(idx);
+    free(fill);
+}
+
 void band_fill(const Overlay *ov, const Graph *g, const int *steps, int T, const unsigned char *rerun,
                int w, int rows, BandCell *cells)
 {
@@ -40,7 +82,7 @@ void band_fill(const Overlay *ov, const Graph *g, const int *steps, int T, const
     for (int i = 0; i < ov->n; i++) {
         const OverlayGroup *gr = &ov->groups[i];
         int r = gr->level < rows ? gr->level : rows - 1;
-        for (int k = 0; k < gr->n; k++)
+        for (int k = 0; !is_span(gr) && k < gr->n; k++)
             if (gr->nodes[k] >= 0 && gr->nodes[k] < g->n)
                 ng[r * g->n + gr->nodes[k]] = i;
     }
@@ -58,6 +100,30 @@ void band_fill(const Overlay *ov, const Graph *g, const int *steps, int T, const
             }
     }
     free(ng);
+    int *lo = xmallocarray((size_t)ov->n + 1, sizeof *lo), *hi = xmallocarray((size_t)ov->n + 1, sizeof *hi);
+    span_steps(ov, g, steps, T, lo, hi);
+    /* longest first, so that where spans of one row overlap (deeper
+     * levels share the last row) the inner ones stay visible */
+    int *ord = xmallocarray((size_t)ov->n + 1, sizeof *ord), m = 0;
+    for (int i = 0; i < ov->n; i++)
+        if (is_span(&ov->groups[i]) && lo[i] >= 0)
+            ord[m++] = i;
+    for (int a = 1; a < m; a++)
+        for (int b = a; b > 0 && hi[ord[b]] - lo[ord[b]] > hi[ord[b - 1]] - lo[ord[b - 1]]; b--) {
+            int x = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = x;
+        }
+    for (int k = 0; k < m; k++) {
+        int i = ord[k];
+        int r = ov->groups[i].level < rows ? ov->groups[i].level : rows - 1;
+        int c1 = hi[i] + 1 < T ? plot_col_of_step(hi[i] + 1, T, w) - 1 : w - 1;
+        for (int c = plot_col_of_step(lo[i], T, w); c <= c1 || c == plot_col_of_step(lo[i], T, w); c++)
+            cells[r * w + c] = (BandCell){i, 0, ' '};
+    }
+    free(ord);
+    free(lo);
+    free(hi);
     /* runs of one (group, rerun) become "[label---]" or "label~~~" */
     for (int r = 0; r < rows; r++) {
         BandCell *row = &cells[r * w];

@@ -1,8 +1,11 @@
 /* band.h — a solver's structure on the timeline: under the memory curve,
  * one row per recursion level of the overlay (deeper levels share the last
- * row), each column showing which group's node runs at the column's steps,
- * as text: "[V_1-----]" where a group first runs, "~~~" where its nodes
- * run again (recomputation). Columns map to steps as the curve's do
+ * row). Blocks, stages and segments show where their nodes run: "[V_1---]"
+ * where a group first runs, "V_1~~~" where its nodes run again
+ * (recomputation). Bags and separators (a tree decomposition's recursion,
+ * linked by parent) show as spans: from the first to the last step of
+ * their nodes and those of the groups under them, so each level's spans
+ * nest in the level above. Columns map to steps as the curve's do
  * (plot_col_of_step). Pure output; the UI maps the ASCII to box glyphs.
  */
 #ifndef REMAT_BAND_H
