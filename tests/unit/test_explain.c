@@ -100,6 +100,24 @@ static void band_shows_groups_and_reruns(void **st)
     assert_int_equal(last, 1);
     assert_int_equal(re, 1);
     overlay_done(&ov);
+    /* bags and separators are spans over their subtree (parent links):
+     * S holds A and, through its child bag b, C: steps 1-3 */
+    overlay_init(&ov);
+    int sp = overlay_add(&ov, OVERLAY_SEPARATOR, "S", -1, 0);
+    overlay_add_node(&ov, sp, 0);
+    int bb = overlay_add(&ov, OVERLAY_BAG, "b", sp, 1);
+    overlay_add_node(&ov, bb, 2);
+    int s4[4] = {0, 1, 2, 3};
+    BandCell d[2 * 4];
+    band_fill(&ov, g, s4, 4, NULL, 4, 2, d);
+    for (int i = 0; i < 4; i++) {
+        row0[i] = d[i].ch;
+        row1[i] = d[4 + i].ch;
+    }
+    row0[4] = row1[4] = '\0';
+    assert_string_equal(row0, "[S] ");
+    assert_string_equal(row1, "  - ");
+    overlay_done(&ov);
     graph_free(g);
 }
 
