@@ -136,7 +136,8 @@ static Reaction prompt_commit(Tui *t)
         char lo[32], hi[32];
         units_format_bytes(s->min_peak, lo, sizeof lo);
         units_format_bytes(s->base_peak, hi, sizeof hi);
-        tui_say(t, 1, "budget clamped to the range %s .. %s", lo, hi);
+        tui_say(t, 1, "budget clamped to the range %s (%lld) .. %s (%lld)", lo, (long long)s->min_peak, hi,
+                (long long)s->base_peak);
     }
     session_set_budget(s, b);
     return R_STATUS | R_BODY | R_SOLVE_NOW;

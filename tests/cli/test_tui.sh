@@ -355,6 +355,15 @@ tm send-keys -t tui j
 check '^> \[block\] V_2 ' "timeline: j selects the next block"
 tm send-keys -t tui q
 wait_exit "timeline: q"
+# TWRemat's recursion: its separators as spans, level by level
+start samples/chain32.json -s twremat -b 20
+check '^ +bag +├separator, level 0─*┤' "timeline: TWRemat's separator span"
+tm send-keys -t tui b
+tm send-keys -t tui -l 1
+tm send-keys -t tui Enter
+check 'budget clamped to the range 5 B \(5\) \.\. 35 B \(35\)' "timeline: a clamped budget says the range, exactly"
+tm send-keys -t tui q
+wait_exit "twremat: q"
 # above the budget: counted on the curve (17 steps of noremat's 65 exceed 26 B)
 "$REMAT" solve samples/chain32.json -s noremat -o "$T/n.json" 2>/dev/null
 over=$("$REMAT" simulate samples/chain32.json "$T/n.json" --csv | awk -F, 'NR > 1 && $3 + 0 > 26' | wc -l)
