@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "render/plot.h"
 #include "src/units.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
@@ -21,9 +22,8 @@ void inspector_table(Tui *t, int y, int h, int w, int compact, int *scroll)
     if (n < 0)
         return;
     const int *runs = s->facts.runs;
-    char tot[32], bud[32], line[512];
-    units_format_bytes(s->sim.mem[t->cursor], tot, sizeof tot);
-    units_format_bytes(s->budget, bud, sizeof bud);
+    char tot[48], bud[48], line[512];
+    plot_bytes_pair(s->sim.mem[t->cursor], s->budget, tot, sizeof tot, bud, sizeof bud);
     int over = s->sim.mem[t->cursor] > s->budget;
     snprintf(line, sizeof line, "step %d (%s): %s alive in %d values%s%s%s", t->cursor + 1,
              s->g->nodes[s->plan.steps[t->cursor]].id, tot, n, over ? ", over the budget " : "",

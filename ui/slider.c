@@ -24,6 +24,12 @@ void slider_draw(Tui *t, int y, int w)
     plot_bytes_pair(s->base_peak, s->budget, hi, sizeof hi, cur2, sizeof cur2);
     if (strlen(cur2) > strlen(cur))
         snprintf(cur, sizeof cur, "%s", cur2);
+    if (s->have) {  /* as many digits as the status line gives it against the peak */
+        char pk[48];
+        plot_bytes_pair(s->sim.peak, s->budget, pk, sizeof pk, cur2, sizeof cur2);
+        if (strlen(cur2) > strlen(cur))
+            snprintf(cur, sizeof cur, "%s", cur2);
+    }
     snprintf(head, sizeof head, "budget %s ", cur);
     int hl = (int)strlen(head);
     tui_put(y, 0, w, head);
