@@ -49,9 +49,9 @@ static unsigned char *group_cols(const Session *s, int gi, int steps, int pw)
 static void draw_header(Tui *t, int y, int w, int pw)
 {
     Session *s = t->s;
-    char pk[32], head[512];
+    char pk[48], bud[48], head[512];
     if (s->have) {
-        units_format_bytes(s->sim.peak, pk, sizeof pk);
+        plot_bytes_pair(s->sim.peak, s->budget, pk, sizeof pk, bud, sizeof bud);
         int n = snprintf(head, sizeof head, "peak %s at step %d (%s)", pk, s->sim.peak_step + 1,
                          s->sim.peak_step >= 0 ? s->g->nodes[s->plan.steps[s->sim.peak_step]].id : "-");
         int over = 0;
