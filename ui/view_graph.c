@@ -375,6 +375,7 @@ static void graph_draw(View *v, Tui *t, int y, int h, int w)
         }
         st->placed = 1;
     }
+    t->sel_node = st->sel;  /* what P and F act on while this view is shown */
     int n = snprintf(line, sizeof line, "%s: %d nodes, zoom %.2gx", s->g->name[0] ? s->g->name : "graph", s->g->n,
                      st->zoom);
     if (st->focus >= 0)
