@@ -239,8 +239,6 @@ static void print_live(const Graph *g, const int *sched, const Sim *s, int t, in
 
 static int cmd_info(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("info", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = load_graph(a, a->pos[0], &e);
@@ -331,8 +329,6 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
 
 static int cmd_solve(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("solve", "expected GRAPH");
     /* the portfolio is the default: the best plan the project can find */
     const char *sname = a->solver ? a->solver : "auto";
     const SolverClass *cls = solver_find(sname);
@@ -410,8 +406,6 @@ static int cmd_solve(Args *a)
 
 static int cmd_simulate(Args *a)
 {
-    if (a->npos != 2)
-        return usage_err("simulate", "expected GRAPH PLAN");
     Err e;
     err_clear(&e);
     Graph *g = load_graph(a, a->pos[0], &e);
@@ -480,8 +474,6 @@ out:
 
 static int cmd_sweep(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("sweep", "expected GRAPH");
     const SolverClass *cls = solver_find(a->solver ? a->solver : "");
     if (!cls)
         return usage_err("sweep", "--solver NAME is required (see 'remat list-solvers')");
@@ -563,8 +555,6 @@ static int write_graph(const Graph *g, const char *out, const char *format)
 
 static int cmd_transform(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("transform", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = graph_load(a->pos[0], &e);
@@ -583,8 +573,6 @@ static int cmd_transform(Args *a)
 
 static int cmd_convert(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("convert", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = graph_load(a->pos[0], &e);
@@ -597,8 +585,6 @@ static int cmd_convert(Args *a)
 
 static int cmd_export(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("export", "expected GRAPH");
     if (!a->out)
         return usage_err("export", "-o FILE is required");
     /* the format: --format, else the file's extension; a name without
@@ -697,8 +683,6 @@ static int run_cuda(const Args *a, const char *outpath)
 
 static int cmd_replay(Args *a)
 {
-    if (a->npos != 2)
-        return usage_err("replay", "expected GRAPH PLAN");
     const char *backend = a->backend ? a->backend : "cpu";
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
         return usage_err("replay", "--backend must be cpu or cuda");
@@ -786,8 +770,6 @@ out:
 
 static int cmd_fit(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("fit", "expected GRAPH");
     if (!a->memory)
         return usage_err("fit", "--memory BYTES is required (e.g. 80GiB)");
     Err e;
@@ -863,8 +845,6 @@ static int cmd_tui(Args *a)
         a->curve = 1;
         return cmd_info(a);
     }
-    if (a->npos != 1)
-        return usage_err("tui", "expected GRAPH");
     const SolverClass *cls = NULL;
     if (a->solver && !(cls = solver_find(a->solver)))
         return usage_err("tui", "unknown solver (see 'remat list-solvers')");
@@ -892,21 +872,22 @@ static int cmd_help(Args *a);
 static const struct Command {
     const char *name;
     int (*run)(Args *a);
+    const char *args;       /* the positional arguments it takes */
     const char *synopsis;
 } commands[] = {
-    {"info", cmd_info, "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
-    {"simulate", cmd_simulate, "simulate GRAPH PLAN [--curve] [--csv] [--at STEP]   re-check a plan: validity, peak, cost"},
-    {"sim", cmd_simulate, NULL},
-    {"sweep", cmd_sweep, "sweep GRAPH --solver NAME [--points N] [--csv]   peak vs cost over budgets"},
-    {"export", cmd_export, "export GRAPH [--plan PLAN] -o FILE.dot|.svg|.png [--format dot|svg|png]"},
-    {"transform", cmd_transform, "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
-    {"convert", cmd_convert, "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
-    {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
-    {"fit", cmd_fit, "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
-    {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
-    {"tui", cmd_tui, "tui GRAPH [-s NAME] [-b BYTES] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
-    {"help", cmd_help, "help                                 this text"},
+    {"info", cmd_info, "GRAPH", "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
+    {"solve", cmd_solve, "GRAPH", "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
+    {"simulate", cmd_simulate, "GRAPH PLAN", "simulate GRAPH PLAN [--curve] [--csv] [--at STEP]   re-check a plan: validity, peak, cost"},
+    {"sim", cmd_simulate, "GRAPH PLAN", NULL},
+    {"sweep", cmd_sweep, "GRAPH", "sweep GRAPH --solver NAME [--points N] [--csv]   peak vs cost over budgets"},
+    {"export", cmd_export, "GRAPH", "export GRAPH [--plan PLAN] -o FILE.dot|.svg|.png [--format dot|svg|png]"},
+    {"transform", cmd_transform, "GRAPH", "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
+    {"convert", cmd_convert, "GRAPH", "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
+    {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
+    {"fit", cmd_fit, "GRAPH", "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
+    {"list-solvers", cmd_list, "", "list-solvers                         every solver and its options"},
+    {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
+    {"help", cmd_help, "", "help                                 this text"},
 };
 
 static int cmd_help(Args *a)
@@ -936,6 +917,16 @@ int cli_main(int argc, char **argv)
         if (!strcmp(commands[i].name, cmd)) {
             Args a;
             int rc = parse_args(cmd, argc - 2, argv + 2, &a);
+            /* the positional arguments, counted by the table */
+            const char *want = commands[i].args;
+            int n = 0;
+            for (const char *p = want; *p; p++)
+                n += (p == want || p[-1] == ' ') && *p != ' ';
+            if (!rc && a.npos != n) {
+                char m[64];
+                snprintf(m, sizeof m, n ? "expected %s" : "takes no arguments", want);
+                rc = usage_err(strcmp(cmd, "sim") ? cmd : "simulate", m);
+            }
             if (!rc)
                 rc = commands[i].run(&a);
             solver_opts_done(&a.opts);
