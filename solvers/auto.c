@@ -26,6 +26,7 @@ static const SolverParam params[] = {
     {"resolve_time", "0.05", "seconds FastSA polishes a re-solve's pick (the slider)"},
     {"members", "all", "comma-separated solvers to run (all: every one that applies)"},
     {"seed", "1", "FastSA's seed"},
+    {"fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"},
     {NULL, NULL, NULL},
 };
 
@@ -102,6 +103,19 @@ static int auto_prepare(Solver *s, Err *e)
                 return err_set(e, ERR_USAGE, "auto: members: no member '%s'", n);
         }
     }
+    /* the FastSA member's options must be right now, not at the first solve */
+    SolverOpts fo;
+    solver_opts_init(&fo);
+    char list2[512];
+    snprintf(list2, sizeof list2, "%s", solver_opt_str(s, "fastsa"));
+    for (char *sv = NULL, *kvp = strtok_r(list2, ";", &sv); kvp && !rc; kvp = strtok_r(NULL, ";", &sv))
+        rc = solver_opts_add(&fo, kvp, e);
+    for (int i = 0; i < fo.n && !rc; i++)
+        if (!solver_param(solver_find("fastsa"), fo.key[i]))
+            rc = err_set(e, ERR_USAGE, "auto: fastsa=: fastsa has no option '%s'", fo.key[i]);
+    solver_opts_done(&fo);
+    if (rc)
+        return rc;
     for (int i = 0; i < N_MEMBERS; i++)
         a->refused[i] = !member_on(s, MEMBERS[i].name) || s->g->n > MEMBERS[i].max_nodes ||
                         (s->rule && !(solver_find(MEMBERS[i].name)->caps & SOLVER_CONSTRAINTS));
@@ -185,8 +199,13 @@ static Solver *fastsa_member(Solver *s)
     char kv[64];
     snprintf(kv, sizeof kv, "seed=%lld", a->seed);
     solver_opts_add(&o, kv, &e);
-    /* the members above already are its seeds */
-    solver_opts_add(&o, "seeds=none", &e);
+    /* its own seeds stay on although the members above ran the same
+     * solvers: then its search holds every run a standalone fastsa makes
+     * (same starts, same random streams), so auto is never worse */
+    char list[512];
+    snprintf(list, sizeof list, "%s", solver_opt_str(s, "fastsa"));
+    for (char *sv = NULL, *kvp = strtok_r(list, ";", &sv); kvp; kvp = strtok_r(NULL, ";", &sv))
+        solver_opts_add(&o, kvp, &e);
     a->fsa = solver_new(solver_find("fastsa"), s->g, &o, &e);
     solver_opts_done(&o);
     return a->fsa;

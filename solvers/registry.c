@@ -11,6 +11,8 @@
     X(greedy) \
     X(echo) \
     X(checkmate) \
+    X(checkmate_free) \
+    X(checkmate_lp) \
     X(twremat) \
     X(revolve) \
     X(join) \

@@ -18,6 +18,7 @@ void plan_init(Plan *p)
     p->cost = -1;
     p->baseline_cost = -1;
     p->peak_step = -1;
+    p->bound = -1;
 }
 
 void plan_done(Plan *p)
@@ -37,6 +38,8 @@ void plan_reset(Plan *p)
     p->cost = p->baseline_cost = -1;
     p->peak_step = -1;
     p->recomputations = 0;
+    p->bound = -1;
+    p->optimal = 0;
 }
 
 void plan_push(Plan *p, int node)

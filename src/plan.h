@@ -31,6 +31,11 @@ typedef struct Plan {
     double baseline_cost;
     int peak_step;
     int recomputations;
+    /* from solvers that prove things (the MILP, the LP bound): a lower
+     * bound on the cost of every schedule their model allows within the
+     * budget (< 0: none), and whether the plan is proven optimal in it */
+    double bound;
+    int optimal;
 } Plan;
 
 void plan_init(Plan *p);

@@ -12,6 +12,8 @@
 
 #include "src/xalloc.h"
 
+static const SolverParam *find_param(const SolverClass *cls, const char *name);
+
 void progress_init(Progress *p)
 {
     atomic_store(&p->cancel, 0);
@@ -67,6 +69,11 @@ int solver_opts_add(SolverOpts *o, const char *kv, Err *e)
         return err_set(e, ERR_USAGE, "too many solver options (at most %d)", SOLVER_OPTS_MAX);
     opts_put(o, kv, (size_t)(eq - kv), eq + 1);
     return ERR_OK;
+}
+
+const SolverParam *solver_param(const SolverClass *cls, const char *name)
+{
+    return find_param(cls, name);
 }
 
 static const SolverParam *find_param(const SolverClass *cls, const char *name)

@@ -111,6 +111,9 @@ int solver_count(void);
 const SolverClass *solver_at(int i);
 const SolverClass *solver_find(const char *name);
 
+/* The class's documented parameter `name`, or NULL. */
+const SolverParam *solver_param(const SolverClass *cls, const char *name);
+
 /* ---- running a solver (src/solver.c) -------------------------------- */
 
 /* Bind cls to g with opts (copied; NULL for none), check option names

@@ -12,6 +12,7 @@
 
 #include "render/curve.h"
 #include "render/export.h"
+#include "solvers/checkmate/checkmate.h"
 #include "src/clock.h"
 #include "src/fileio.h"
 #include "src/fit.h"
@@ -33,7 +34,7 @@ typedef struct Args {
     int npos;
     const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
         *max_overhead, *replay;
-    int points, top, curve, csv, width, height, ascii, train, structure;
+    int points, top, curve, csv, width, height, ascii, train, structure, bound;
     SolverOpts opts;
 } Args;
 
@@ -46,8 +47,8 @@ static int usage_err(const char *cmd, const char *msg)
 /* Every option: its spellings, whether it takes a value, and the commands
  * that take it (one meaning per option; a command refuses the others). */
 enum { O_SOLVER, O_BUDGET, O_OUT, O_PLAN, O_REPLAY, O_FORMAT, O_AT, O_BACKEND, O_SCALE, O_FIT, O_MEMORY,
-       O_MAX_OVERHEAD, O_CURVE, O_CSV, O_ASCII, O_STRUCTURE, O_TRAIN, O_POINTS, O_TOP, O_WIDTH, O_HEIGHT,
-       O_OPT };
+       O_MAX_OVERHEAD, O_CURVE, O_CSV, O_ASCII, O_STRUCTURE, O_BOUND, O_TRAIN, O_POINTS, O_TOP, O_WIDTH,
+       O_HEIGHT, O_OPT };
 static const struct OptSpec {
     const char *lng, *shrt;
     int takes;
@@ -69,6 +70,7 @@ static const struct OptSpec {
     [O_CSV] = {"--csv", NULL, 0, " simulate sweep "},
     [O_ASCII] = {"--ascii", NULL, 0, " tui "},
     [O_STRUCTURE] = {"--structure", NULL, 0, " solve "},
+    [O_BOUND] = {"--bound", NULL, 0, " solve "},
     [O_TRAIN] = {"--train", NULL, 0, " info solve simulate sweep export replay fit tui "},
     [O_POINTS] = {"--points", NULL, 1, " sweep "},
     [O_TOP] = {"--top", NULL, 1, " info simulate "},
@@ -155,6 +157,7 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
         case O_CSV: a->csv = 1; break;
         case O_ASCII: a->ascii = 1; break;
         case O_STRUCTURE: a->structure = 1; break;
+        case O_BOUND: a->bound = 1; break;
         case O_TRAIN: a->train = 1; break;
         case O_POINTS: rc = count_arg(cmd, val, &a->points); break;
         case O_TOP: rc = count_arg(cmd, val, &a->top); break;
@@ -327,6 +330,22 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     }
 }
 
+/* --bound: Checkmate's LP bound for the budget and the plan's gap to it. */
+static void print_bound(const Graph *g, int64_t budget, const Plan *p)
+{
+    double lb;
+    Err e;
+    err_clear(&e);
+    int rc = checkmate_lp_bound(g, budget, 120, NULL, &lb, &e);
+    if (rc == ERR_OK)
+        fprintf(stderr, "bound: no plan in Checkmate's model on the graph's order costs less than %.17g; "
+                        "this plan is %+.2f%% above it%s\n",
+                lb, lb > 0 ? 100 * (p->cost / lb - 1) : 0.0,
+                p->cost < lb ? " (below: it leaves that order)" : "");
+    else
+        fprintf(stderr, "bound: none (%s)\n", e.msg);
+}
+
 static int cmd_solve(Args *a)
 {
     /* the portfolio is the default: the best plan the project can find */
@@ -389,12 +408,18 @@ static int cmd_solve(Args *a)
             snprintf(who, sizeof who, "%s (%s's plan)", cls->name, p.origin);
         else
             snprintf(who, sizeof who, "%s", cls->name);
-        if (rc == ERR_OK)
+        if (rc == ERR_OK) {
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
-        else
+            if (p.bound >= 0)
+                fprintf(stderr, "%s: %s\n", cls->name,
+                        p.optimal ? "optimal (proven by the solver)" : "best found, not proven optimal");
+            if (a->bound)
+                print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
+        } else {
             status = fail_in(a->pos[0], &e);
+        }
     } else {
         status = fail_in(a->pos[0], &e);
     }
@@ -876,7 +901,7 @@ static const struct Command {
     const char *synopsis;
 } commands[] = {
     {"info", cmd_info, "GRAPH", "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "GRAPH", "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
+    {"solve", cmd_solve, "GRAPH", "solve GRAPH [--solver NAME] [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure] [--bound]"},
     {"simulate", cmd_simulate, "GRAPH PLAN", "simulate GRAPH PLAN [--curve] [--csv] [--at STEP]   re-check a plan: validity, peak, cost"},
     {"sim", cmd_simulate, "GRAPH PLAN", NULL},
     {"sweep", cmd_sweep, "GRAPH", "sweep GRAPH --solver NAME [--points N] [--csv]   peak vs cost over budgets"},

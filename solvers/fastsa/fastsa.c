@@ -29,7 +29,7 @@
 
 static const SolverParam params[] = {
     {"seed", "1", "seed of the solver's own random generator"},
-    {"iters", "20000000", "most mutations per annealing run (a run lasts 10000 per node, at least 2 M, up to this)"},
+    {"iters", "20000000", "most mutations per annealing run (a run lasts 10000 per node, at least 200000, up to this)"},
     {"time_limit", "auto", "most seconds for the whole search; auto: 2 plus one per 50 nodes, at most 30"},
     {"resolve_time", "0.08", "seconds for a warm-started re-solve after a budget change (the slider)"},
     {"stall", "auto", "past its middle, a run ends after this many mutations without a better plan (0: never; auto: a quarter of the run)"},
@@ -147,8 +147,8 @@ typedef struct {
 static long long run_length(const FastSA *fs)
 {
     long long n = 10000LL * fs->U.n_units;
-    if (n < 2000000)
-        n = 2000000;
+    if (n < 200000)
+        n = 200000;
     return n < fs->prm.iters ? n : fs->prm.iters;
 }
 
