@@ -21,11 +21,12 @@ void compare_row_text(const CompareRow *r, int64_t budget, double bound_cost, in
     }
     char pk[48], bu[48], gap[32] = "";
     plot_bytes_pair(r->peak, budget >= 0 ? budget : r->peak, pk, sizeof pk, bu, sizeof bu);
-    if (bound_cost > 0)
-        snprintf(gap, sizeof gap, "  gap %+8.1f%%", 100 * (r->cost / bound_cost - 1));
-    else if (bound_cost == 0)
-        snprintf(gap, sizeof gap, "  gap %9s", "-");
     int over = r->rc == ERR_OVER_BUDGET || (budget >= 0 && r->peak > budget);
+    /* the bound holds for plans within the budget only */
+    if (bound_cost > 0 && !over)
+        snprintf(gap, sizeof gap, "  gap %+8.1f%%", 100 * (r->cost / bound_cost - 1));
+    else if (bound_cost >= 0)
+        snprintf(gap, sizeof gap, "  gap %9s", "-");
     snprintf(buf, n, "%-*s peak %12s  cost %+8.1f%%  %8.3fs%s%s", name_w, r->cls->name, pk,
              r->overhead * 100, r->secs, gap, over ? "  OVER budget" : "");
 }

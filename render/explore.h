@@ -30,8 +30,9 @@ typedef struct CompareRow {
 
 /* One line for a row, its columns aligned with every row of one table:
  * "NAME  peak P  cost +O%  S s", then "gap +G%" (the cost over a lower
- * bound on it) when bound_cost > 0 ("gap -" when it is 0; no column when
- * it is < 0), then "OVER budget" when the peak is above budget (-1: none);
+ * bound on the cost of plans within the budget) when bound_cost > 0 ("gap
+ * -" when it is 0 or the plan is over the budget; no column when it is
+ * < 0), then "OVER budget" when the peak is above budget (-1: none);
  * or "NAME refused: msg". name_w is the width of the name column. The peak
  * has the digits it needs not to read as equal to the budget. */
 void compare_row_text(const CompareRow *r, int64_t budget, double bound_cost, int name_w, char *buf,

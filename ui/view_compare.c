@@ -5,15 +5,19 @@
  * view is shown it queues the work it lacks as background tasks of the
  * session's worker (src/session.h), whose answers land in the session's
  * cache, so a swept budget is instant on the slider and a solver picked
- * after comparing needs no new prepare. */
+ * after comparing needs no new prepare. The gap column measures each
+ * cost against Checkmate's LP bound at the budget, computed by a one-shot
+ * task of the view (a child process that cancel stops). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/explore.h"
+#include "solvers/checkmate/checkmate.h"
 #include "src/sweep.h"
 #include "src/units.h"
 #include "src/xalloc.h"
+#include "ui/bg.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 
@@ -24,9 +28,93 @@
  * user did not set get this one (and say so). */
 #define COMPARE_TIME_LIMIT "3"
 
+#define BOUNDS_MAX 8
+#define BOUND_SECONDS 60
+
+/* Checkmate's LP bound at one budget (solvers/checkmate/checkmate.h). */
+typedef struct Bound {
+    int64_t budget;
+    int rc;
+    double lb;
+    char msg[200];
+} Bound;
+
 typedef struct CompareState {
     unsigned long long sig;     /* of the task list last queued */
+    /* the bound is a child process of its own, run from a one-shot task on
+     * a copy of the graph (src/ cannot call solvers/) */
+    Bg bg;
+    int bg_ok, running;
+    Graph *g;
+    Bound task;
+    Bound bounds[BOUNDS_MAX];
+    int n_bounds, next;
 } CompareState;
+
+static void *bound_work(void *arg)
+{
+    CompareState *st = arg;
+    Err e;
+    err_clear(&e);
+    st->task.rc = checkmate_lp_bound(st->g, st->task.budget, BOUND_SECONDS, &st->bg.prog, &st->task.lb, &e);
+    snprintf(st->task.msg, sizeof st->task.msg, "%.199s", e.msg);
+    return NULL;
+}
+
+static const Bound *bound_find(const CompareState *st, int64_t budget)
+{
+    for (int i = 0; i < st->n_bounds; i++)
+        if (st->bounds[i].budget == budget)
+            return &st->bounds[i];
+    return NULL;
+}
+
+/* Collect a finished bound; start the one for budget when missing. */
+static Reaction bound_tick(CompareState *st, const Session *s, int shown)
+{
+    Reaction r = R_NONE;
+    if (!st->bg_ok)
+        return r;
+    if (st->running && bg_reap(&st->bg)) {
+        st->running = 0;
+        if (st->task.rc != ERR_CANCELLED) {
+            int at = st->n_bounds < BOUNDS_MAX ? st->n_bounds++ : st->next++ % BOUNDS_MAX;
+            st->bounds[at] = st->task;
+        }
+        r |= R_BODY;
+    }
+    if (st->running && st->task.budget != s->budget && shown)
+        atomic_store(&st->bg.prog.cancel, 1);   /* another budget now */
+    if (shown && !st->running && !bound_find(st, s->budget)) {
+        if (!st->g)
+            st->g = graph_clone(s->g);
+        st->task = (Bound){.budget = s->budget, .rc = ERR_CANCELLED};
+        if (bg_start(&st->bg, bound_work, st) == 0)
+            st->running = 1;
+    }
+    return r;
+}
+
+static void compare_init(View *v, Tui *t)
+{
+    (void)t;
+    CompareState *st = v->st;
+    st->bg_ok = bg_init(&st->bg) == 0;
+}
+
+static void compare_free_view(View *v)
+{
+    CompareState *st = v->st;
+    if (st->bg_ok)
+        bg_free(&st->bg);   /* the LP runs in a child process that cancel stops */
+    graph_free(st->g);
+}
+
+static int compare_fd(const View *v)
+{
+    const CompareState *st = v->st;
+    return st->bg_ok ? st->bg.fd[0] : -1;
+}
 
 /* Options of cls's row: its effective options, plus the time limit. */
 static int row_opts(Session *s, const SolverClass *cls, SolverOpts *o)
@@ -45,12 +133,15 @@ static int row_opts(Session *s, const SolverClass *cls, SolverOpts *o)
     return 1;
 }
 
-/* A lower bound on the cost at the budget, for the gap column: none is
- * computed yet (-1 leaves the column out). */
-static double bound_cost(const Session *s)
+/* The lower bound on the cost at the budget for the gap column: the
+ * bound, 0 while it is computed ("gap -"), -1 when there is none (no
+ * column). */
+static double bound_cost(const CompareState *st, const Session *s)
 {
-    (void)s;
-    return -1;
+    const Bound *b = bound_find(st, s->budget);
+    if (b)
+        return b->rc == ERR_OK && b->lb > 0 ? b->lb : -1;
+    return st->running ? 0 : -1;
 }
 
 static unsigned long long hash(unsigned long long h, const void *p, size_t n)
@@ -105,18 +196,18 @@ static Reaction compare_tick(View *v, Tui *t, int shown)
 {
     if (shown)
         queue_work(v->st, t->s);
-    return R_NONE;
+    return bound_tick(v->st, t->s, shown);
 }
 
 static int compare_busy(const View *v, const Tui *t)
 {
-    (void)v;
+    const CompareState *cs = v->st;
     JobStatus st;
     session_status(t->s, &st);
-    return st.bg_left > 0;
+    return st.bg_left > 0 || cs->running;
 }
 
-static void draw_rows(Tui *t, int *row, int y, int h, int w)
+static void draw_rows(const CompareState *cs, Tui *t, int *row, int y, int h, int w)
 {
     Session *s = t->s;
     int n = solver_count(), nw = 8;
@@ -147,7 +238,7 @@ static void draw_rows(Tui *t, int *row, int y, int h, int w)
             r.overhead = plan_overhead(&en->plan);
             r.cost = en->plan.cost;
         }
-        compare_row_text(&r, s->budget, bound_cost(s), nw, line + 2, sizeof line - 2);
+        compare_row_text(&r, s->budget, bound_cost(cs, s), nw, line + 2, sizeof line - 2);
         if (limited && en->has_plan)
             snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s s limit)", COMPARE_TIME_LIMIT);
         line[0] = c == s->cls ? '*' : ' ';
@@ -256,9 +347,27 @@ static void draw_tradeoff(Tui *t, int row, int y, int h, int w)
     tui_put(row + gh, 11, w - 11, line);
 }
 
+/* What the gap column measures against, or why it is missing. */
+static void draw_bound(const CompareState *cs, Tui *t, int row, int w)
+{
+    const Session *s = t->s;
+    const Bound *b = bound_find(cs, s->budget);
+    char line[400];
+    if (b && b->rc == ERR_OK)
+        snprintf(line, sizeof line, "gap: cost over Checkmate's LP bound %.6g (no plan of its model on the graph's order "
+                 "costs less; other orders can)", b->lb);
+    else if (b)
+        snprintf(line, sizeof line, "no bound for the gap column: %.300s", b->msg);
+    else if (cs->running)
+        snprintf(line, sizeof line, "%c computing Checkmate's LP bound for the gap column...", tui_spinner(t));
+    else
+        return;
+    tui_put_attr(row, 0, w, line, A_DIM);
+}
+
 static void compare_draw(View *v, Tui *t, int y, int h, int w)
 {
-    (void)v;
+    const CompareState *cs = v->st;
     Session *s = t->s;
     char line[300], bud[32];
     units_format_bytes(s->budget, bud, sizeof bud);
@@ -273,7 +382,9 @@ static void compare_draw(View *v, Tui *t, int y, int h, int w)
         tui_put_attr(row, 32, w - 32, line, crt_attr(CRT_BUDGET));
     }
     row++;
-    draw_rows(t, &row, y, h, w);
+    draw_rows(cs, t, &row, y, h, w);
+    if (row < y + h)
+        draw_bound(cs, t, row, w);
     row++;
     if (row < y + h)
         row += draw_fit(t, row, y + h - row, w, bud);
@@ -289,7 +400,10 @@ const ViewOps view_compare_ops = {
             "without recomputation, and the current solver's peak against cost over 10 budgets; "
             "computed in the background while shown, kept for the slider",
     .state_size = sizeof(CompareState),
+    .init = compare_init,
     .draw = compare_draw,
     .tick = compare_tick,
+    .fd = compare_fd,
     .busy = compare_busy,
+    .free = compare_free_view,
 };

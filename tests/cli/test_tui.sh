@@ -171,6 +171,11 @@ check 'Every solver at budget 26 B' "compare view opens"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
 check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
 check 'chen +(peak|refused)' "compare: chen row"
+# the gap column: each cost over Checkmate's LP bound, the one solve --bound prints
+lb=$("$REMAT" solve samples/chain32.json -s greedy -b 26 --bound -o /dev/null 2>&1 | sed -n 's/.*costs less than \([0-9.e+]*\);.*/\1/p')
+check "gap: cost over Checkmate's LP bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
+check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+% +[0-9.]+s +gap +\+[0-9.]+%' "compare: greedy's gap to the bound"
+check 'noremat +peak +35 B .* gap +- +OVER budget' "compare: no gap for a plan over the budget"
 check 'batch fit in 26 B: x0\.74 of the batch without recomputation \(x1 peaks at 35 B\)' "compare: batch fit without recomputation"
 check '^ +nothing fits with noremat$' "compare: batch fit with the solver"
 check 'Trade-off of noremat' "compare: sweep chart"

@@ -117,7 +117,12 @@ static void compare_rows_align_and_tell_apart(void **st)
     compare_row_text(&r, 134800000, -1, 10, a, sizeof a);
     assert_string_equal(a, "greedy     peak    129.3 MiB  cost    +25.0%     0.500s  OVER budget");
     compare_row_text(&r, 134800000, 100, 10, b, sizeof b);
-    assert_string_equal(b, "greedy     peak    129.3 MiB  cost    +25.0%     0.500s  gap    +25.0%  OVER budget");
+    assert_string_equal(b, "greedy     peak    129.3 MiB  cost    +25.0%     0.500s  gap         -  OVER budget");
+    r.rc = ERR_OK;
+    compare_row_text(&r, 135580000, 100, 10, b, sizeof b);   /* peak == budget: as usual */
+    assert_string_equal(b, "greedy     peak      129 MiB  cost    +25.0%     0.500s  gap    +25.0%");
+    compare_row_text(&r, 135580000, 0, 10, b, sizeof b);
+    assert_string_equal(b, "greedy     peak      129 MiB  cost    +25.0%     0.500s  gap         -");
     char x[48], y[48];
     plot_bytes_pair(134800000, 135580000, x, sizeof x, y, sizeof y);
     assert_string_equal(x, "128.6 MiB");
