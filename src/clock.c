@@ -1,4 +1,4 @@
-/* clock.c — the one clock (see clock.h). */
+/* clock.c — the monotonic clock (clock.h). */
 #include "src/clock.h"
 
 #include <time.h>
