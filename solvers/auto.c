@@ -28,7 +28,7 @@ static const SolverParam params[] = {
     OPT_P_TEXT("members", "all", "comma-separated solvers to run (all: every one that applies)"),
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "FastSA's seed"),
     OPT_P_TEXT("fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 /* The members in the order they run, and the largest graph (nodes) each is
@@ -89,8 +89,6 @@ static int auto_prepare(Solver *s, Err *e)
     if ((rc = solver_opt_double(s, "resolve_time", &a->resolve_time, e)) ||
         (rc = solver_opt_int(s, "seed", &a->seed, e)))
         return rc;
-    if (!(a->time_limit > 0) || !(a->resolve_time > 0))
-        return err_set(e, ERR_USAGE, "auto: time_limit and resolve_time must be > 0 seconds");
     /* names in members= must exist */
     const char *list = solver_opt_str(s, "members");
     if (strcmp(list, "all") != 0) {

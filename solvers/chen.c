@@ -19,7 +19,7 @@
 static const SolverParam params[] = {
     OPT_P_INT("segments", "auto", 1, 1e9, "auto",
               "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

@@ -29,7 +29,7 @@ static const SolverParam params[] = {
                "op-name substrings of compute-heavy operators (never recomputed)"),
     OPT_P_NUM("heavy_ratio", "0", 0, 1e12, NULL,
               "also treat a forward node as heavy if cost >= ratio x mean forward cost (0: off)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

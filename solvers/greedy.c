@@ -21,7 +21,7 @@
 static const SolverParam params[] = {
     OPT_P_INT("max_steps", "auto", 1, 1e12, "auto",
               "give up past this many steps (auto: 50 x nodes + 10000); tight budgets can make greedy thrash"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

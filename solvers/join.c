@@ -730,7 +730,7 @@ static const SolverParam params[] = {
                  "the simulated best wins)"),
     OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
               "memory buckets per branch of the heterogeneous DPs (branch forward bytes / this)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL}};
+    OPT_P_END};
 
 const SolverClass solver_join = {
     .name = "join",

@@ -337,12 +337,12 @@ static void kus_release(Solver *s)
 static const SolverParam params_exact[] = {
     COMMON_PARAMS,
     OPT_P_INT("max_lower_sets", "10000", 1, 1e12, NULL, "refuse graphs whose forward part has more lower sets"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 static const SolverParam params_approx[] = {
     COMMON_PARAMS,
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 const SolverClass solver_kusumoto_exact = {

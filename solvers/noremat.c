@@ -17,7 +17,7 @@
 static const SolverParam params[] = {
     OPT_P_CHOICE("order", "graph", "graph|memory",
                  "graph: the file's topological order; memory: greedy memory-aware order"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

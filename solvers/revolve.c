@@ -458,7 +458,7 @@ static const SolverParam params[] = {
                  "discretised memory) or auto (heterogeneous when stages differ)"),
     OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
               "memory buckets of the heterogeneous DP (all forward bytes / this)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL}};
+    OPT_P_END};
 
 const SolverClass solver_revolve = {
     .name = "revolve",

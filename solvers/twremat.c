@@ -47,7 +47,7 @@ static const SolverParam params[] = {
               "stop recursing in components of fewer than k bags (1 = full Algorithm 1); "
               "auto: scan k and keep the cheapest schedule whose peak meets the budget"),
     OPT_P_INT("max_steps", "5000000", 1, 1e9, NULL, "refuse schedules longer than this many steps"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

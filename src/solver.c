@@ -13,6 +13,7 @@
 
 #include "src/clock.h"
 
+#include "src/units.h"
 #include "src/xalloc.h"
 
 static const SolverParam *find_param(const SolverClass *cls, const char *name);
@@ -377,9 +378,16 @@ int solver_opt_double(const Solver *s, const char *name, double *out, Err *e)
     return ERR_OK;
 }
 
-static void fmt_bytes_plain(int64_t b, char *buf, size_t n)
+/* A size for a message: human units, and the exact count where the units
+ * round it ("128.7 MiB (134999750 bytes)"; "11 B"). */
+static void fmt_bytes(int64_t b, char *buf, size_t n)
 {
-    snprintf(buf, n, "%lld", (long long)b);
+    char h[32];
+    units_format_bytes(b, h, sizeof h);
+    if (b < 1024 && b > -1024)
+        snprintf(buf, n, "%s", h);
+    else
+        snprintf(buf, n, "%s (%lld bytes)", h, (long long)b);
 }
 
 void plan_pick_init(PlanPick *k)
@@ -407,9 +415,9 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
         int at;
         int64_t lo = graph_min_peak(g, &at);
         if (budget < lo) {
-            char b1[32], b2[32];
-            fmt_bytes_plain(budget, b1, sizeof b1);
-            fmt_bytes_plain(lo, b2, sizeof b2);
+            char b1[64], b2[64];
+            fmt_bytes(budget, b1, sizeof b1);
+            fmt_bytes(lo, b2, sizeof b2);
             /* at < 0: no node runs at all, the resident inputs alone exceed it */
             if (at < 0)
                 return err_set(e, ERR_OVER_BUDGET,
@@ -446,9 +454,9 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
         return ERR_INVALID;
     }
     if (budget != PLAN_NO_BUDGET && out->peak > budget) {
-        char b1[32], b2[32];
-        fmt_bytes_plain(budget, b1, sizeof b1);
-        fmt_bytes_plain(out->peak, b2, sizeof b2);
+        char b1[64], b2[64];
+        fmt_bytes(budget, b1, sizeof b1);
+        fmt_bytes(out->peak, b2, sizeof b2);
         /* a solver that knows why (a proven minimum under its model) said
          * so; keep its reason after the measured figures */
         char why[ERR_MSG_MAX / 2] = "";

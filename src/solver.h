@@ -72,6 +72,7 @@ typedef struct SolverParam {
 #define OPT_P_INT(n, d, lo, hi, w, h) {n, d, h, OPT_INT, lo, hi, w}
 #define OPT_P_NUM(n, d, lo, hi, w, h) {n, d, h, OPT_NUM, lo, hi, w}
 #define OPT_P_CHOICE(n, d, w, h) {n, d, h, OPT_CHOICE, 0, 0, w}
+#define OPT_P_END {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL}
 
 /* ERR_OK when val suits p, else ERR_USAGE with "option NAME=VAL: expected
  * ..." in e. */

@@ -36,7 +36,7 @@ static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for the MILP search; past it the best schedule found is returned"),
     OPT_P_INT("max_nodes", "150", 0, 1e9, NULL, "refuse graphs with more non-input nodes than this"),
     OPT_P_INT("steps", "auto", 1, 100000, "auto", "longest schedule considered (auto: 2 x nodes for up to 40 nodes, else 1.5 x)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

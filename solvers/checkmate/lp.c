@@ -125,7 +125,7 @@ static const SolverParam params[] = {
     OPT_P_INT("roundings", "100", 0, 100000, NULL, "random thresholds tried beside 0.5"),
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "seed of the thresholds"),
     OPT_P_INT("max_nodes", "400", 0, 1e9, NULL, "refuse larger graphs (the model grows with the square of the nodes)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 static int lp_prepare(Solver *s, Err *e)

@@ -28,7 +28,7 @@ static const SolverParam params[] = {
     OPT_P_CHOICE("warm", "auto", "auto|greedy|none", "start from: auto (the portfolio's best plan that fits the order), greedy, none"),
     OPT_P_NUM("warm_time", "auto", 0.001, 1e7, "auto", "seconds for the warm start's portfolio (auto: a quarter of time_limit, at most 10)"),
     OPT_P_INT("max_nodes", "200", 0, 1e9, NULL, "refuse graphs with more non-input nodes (the model grows with the square)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

@@ -43,7 +43,7 @@ static const SolverParam params[] = {
     OPT_P_TEXT("seeds", "greedy,echo,kusumoto-approx", "solvers whose plans are starting points too (none: only the graph's order)"),
     OPT_P_INT("seed_max_nodes", "3000", 0, 100000000, NULL, "largest graph on which the seed solvers run"),
     OPT_P_CHOICE("logaddexp", "off", "on|off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"),
-    {NULL, NULL, NULL, OPT_TEXT, 0, 0, NULL},
+    OPT_P_END,
 };
 
 typedef struct {

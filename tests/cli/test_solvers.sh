@@ -52,9 +52,9 @@ expect_rc 3 "checkmate infeasible with 5 steps"
 expect_err "checkmate-free: no schedule of at most 5 steps fits budget 3" "checkmate-free infeasibility message"
 run $REMAT solve samples/join3.json --solver join --budget 50% -O model=homogeneous
 expect_rc 3 "join below Theorem 3.3"
-expect_err "smallest peak found 11 \\(Theorem 3.3: the join needs at least 7 slots" "join minimum named"
+expect_err "smallest peak found 11 B \\(Theorem 3.3: the join needs at least 7 slots" "join minimum named"
 # (auto also tries heterogeneous per-branch schedules: 50 % fits, 9 does not)
 run $REMAT solve samples/join3.json --solver join --budget 9
 expect_rc 3 "join auto below its lowest peak"
-expect_err "smallest peak found 10 \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
+expect_err "smallest peak found 10 B \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
 finish

@@ -111,7 +111,7 @@ static void test_bad_options(void **st)
     const char *bad[][2] = {
         {"members=greedy,nosuch", "auto: members: no member 'nosuch'"},
         {"fastsa=bogus=1", "auto: fastsa=: fastsa has no option 'bogus'"},
-        {"time_limit=0", "auto: time_limit and resolve_time must be > 0 seconds"},
+        {"time_limit=0", "auto: option time_limit=0: expected 0.001..1000000 (a number) or auto"},
     };
     for (int i = 0; i < 3; i++) {
         solver_opts_init(&o);

@@ -34,7 +34,7 @@ static int slow_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return ERR_OK;
 }
 
-static const SolverParam no_params[] = {{NULL, NULL, NULL}};
+static const SolverParam no_params[] = {OPT_P_END};
 static const SolverClass slow_cls = {
     .name = "slow", .title = "test", .params = no_params, .solve = slow_solve,
 };
