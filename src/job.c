@@ -221,15 +221,12 @@ static void run_task(Job *j, const Task *t, JobResult *r)
         if (pe->rc == ERR_CANCELLED)
             pool_drop(j, pe);
     } else {
-        r->rc = solver_plan(pe->s, t->budget, pe->prev.T ? &pe->prev : NULL, &r->plan, &j->prog,
-                            &r->err);
+        /* the plan comes with the simulation solver_plan made of it */
+        r->rc = solver_plan_sim(pe->s, t->budget, pe->prev.T ? &pe->prev : NULL, &r->plan, &r->sim,
+                                &j->prog, &r->err);
         r->has_plan = (r->rc == ERR_OK || r->rc == ERR_OVER_BUDGET) && r->plan.T > 0;
         if (r->has_plan) {
             plan_copy(&pe->prev, &r->plan);
-            Err se;
-            err_clear(&se);
-            if (sim_run(j->g, r->plan.steps, r->plan.T, &r->sim, &se) != ERR_OK)
-                r->has_plan = 0;    /* solver_plan validated it: cannot happen */
             Err de;
             err_clear(&de);
             if (t->cls->describe && t->cls->describe(pe->s, &r->plan, &r->ov, &de)) {

@@ -79,7 +79,8 @@ void plan_copy(Plan *dst, const Plan *src)
         memcpy(dst->steps, src->steps, (size_t)src->T * sizeof *dst->steps);
 }
 
-int plan_evaluate(Plan *p, const Graph *g, Err *e)
+int plan_evaluate_with(Plan *p, const Graph *g, int64_t base_peak, double base_cost, Sim *keep,
+                       Err *e)
 {
     Sim s;
     int rc = sim_run(g, p->steps, p->T, &s, e);
@@ -89,9 +90,21 @@ int plan_evaluate(Plan *p, const Graph *g, Err *e)
     p->cost = s.cost;
     p->peak_step = s.peak_step;
     p->recomputations = s.recomputations;
-    sim_done(&s);
-    sim_baseline(g, &p->baseline_peak, &p->baseline_cost);
+    p->baseline_peak = base_peak;
+    p->baseline_cost = base_cost;
+    if (keep)
+        *keep = s;
+    else
+        sim_done(&s);
     return ERR_OK;
+}
+
+int plan_evaluate(Plan *p, const Graph *g, Err *e)
+{
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    return plan_evaluate_with(p, g, bp, bc, NULL, e);
 }
 
 static int same_cost(double a, double b)

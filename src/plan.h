@@ -50,6 +50,12 @@ void plan_copy(Plan *dst, const Plan *src);     /* dst is overwritten */
 /* Simulate p on g and store the figures in p. ERR_INVALID (with the
  * simulator's message) when the schedule is invalid. */
 int plan_evaluate(Plan *p, const Graph *g, Err *e);
+/* The same with the baseline figures already known (a solver keeps them),
+ * and the simulation handed to the caller in *keep (NULL: dropped; the
+ * caller sim_done()s it), so nothing is simulated twice. */
+struct Sim;
+int plan_evaluate_with(Plan *p, const Graph *g, int64_t base_peak, double base_cost, struct Sim *keep,
+                       Err *e);
 
 /* Check a plan read from a file: the schedule is valid and its stated
  * peak/cost (and baseline figures when present) equal the simulated ones.

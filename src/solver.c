@@ -243,6 +243,7 @@ Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const Sol
     s->g = g;
     s->rule = rule;
     cands_init(&s->cands);
+    sim_baseline(g, &s->base_peak, &s->base_cost);
     solver_opts_init(&s->opts);
     if (opts)
         for (int i = 0; i < opts->n; i++)
@@ -407,6 +408,12 @@ int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double co
 
 int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
 {
+    return solver_plan_sim(s, budget, prev, out, NULL, p, e);
+}
+
+int solver_plan_sim(Solver *s, int64_t budget, const Plan *prev, Plan *out, Sim *sim, Progress *p,
+                    Err *e)
+{
     const Graph *g = s->g;
     plan_reset(out);
     plan_set_names(out, g->name, s->cls->name);
@@ -442,7 +449,8 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
     }
     Err se;
     err_clear(&se);
-    int vr = plan_evaluate(out, g, &se);
+    Sim own;
+    int vr = plan_evaluate_with(out, g, s->base_peak, s->base_cost, &own, &se);
     if (vr) {
         /* a solver produced an invalid schedule: a bug, reported as such */
         err_set(e, ERR_INVALID, "solver %s produced an invalid schedule: %s", s->cls->name, se.msg);
@@ -450,9 +458,14 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
         return ERR_INVALID;
     }
     if (s->rule && check_rules(s, out, e)) {
+        sim_done(&own);
         plan_reset(out);
         return ERR_INVALID;
     }
+    if (sim)
+        *sim = own;
+    else
+        sim_done(&own);
     if (budget != PLAN_NO_BUDGET && out->peak > budget) {
         char b1[64], b2[64];
         fmt_bytes(budget, b1, sizeof b1);

@@ -23,6 +23,7 @@
 #include "src/graph.h"
 #include "src/overlay.h"
 #include "src/plan.h"
+#include "src/sim.h"
 
 enum {
     SOLVER_INCREMENTAL = 1 << 0,  /* resolve reuses earlier work */
@@ -130,6 +131,9 @@ struct Solver {
      * cands.h); owned, emptied by solver_free. Solvers that choose among a
      * family fill it in prepare or their first solve. */
     CandSet cands;
+    /* The graph's baseline figures, simulated once for every plan. */
+    int64_t base_peak;
+    double base_cost;
 };
 
 /* ---- registry (defined in solvers/registry.c) ------------------------ */
@@ -161,6 +165,11 @@ void solver_free(Solver *s);
  * or the solver's error (out empty). Budgets below graph_min_peak are
  * refused up front with ERR_OVER_BUDGET naming the smallest possible peak. */
 int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e);
+/* The same, also handing over the plan's simulation in *sim (when the
+ * status is ERR_OK, or ERR_OVER_BUDGET with a schedule; the caller
+ * sim_done()s it), so the explorer's worker never simulates again. */
+int solver_plan_sim(Solver *s, int64_t budget, const Plan *prev, Plan *out, Sim *sim, Progress *p,
+                    Err *e);
 
 /* The choice a solver makes among candidate schedules it has simulated: a
  * schedule within the budget (any, when there is none) beats one above it;
