@@ -322,7 +322,7 @@ static void auto_release(Solver *s)
 const SolverClass solver_auto = {
     .name = "auto",
     .title = "Portfolio: every solver that applies within a time budget, the best plan wins (named in the plan)",
-    .caps = SOLVER_INCREMENTAL | SOLVER_CONSTRAINTS,
+    .caps = SOLVER_CONSTRAINTS,
     .params = params,
     .prepare = auto_prepare,
     .solve = auto_solve,

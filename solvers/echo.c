@@ -317,7 +317,6 @@ static void echo_release(Solver *s)
 const SolverClass solver_echo = {
     .name = "echo",
     .title = "Echo: recompute cheap subgraphs between heavy ops where the global footprint falls",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = echo_prepare,
     .solve = echo_solve,

@@ -736,7 +736,6 @@ static const SolverParam params[] = {
 const SolverClass solver_join = {
     .name = "join",
     .title = "Join graphs: k chains meeting at a join (Beaumont et al. 2020 DP, Theorem 3.3)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = join_prepare,
     .solve = join_solve,

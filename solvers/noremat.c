@@ -123,7 +123,7 @@ static void noremat_release(Solver *s)
 const SolverClass solver_noremat = {
     .name = "noremat",
     .title = "no recomputation: run every node once, free each value after its last use",
-    .caps = SOLVER_BUDGETLESS | SOLVER_INCREMENTAL,
+    .caps = SOLVER_BUDGETLESS,
     .params = params,
     .prepare = noremat_prepare,
     .solve = noremat_solve,

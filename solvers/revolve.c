@@ -452,7 +452,6 @@ static const SolverParam params[] = {
 const SolverClass solver_revolve = {
     .name = "revolve",
     .title = "Revolve: optimal checkpoint placement on a chain of stages (Opt0 DP)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = revolve_prepare,
     .solve = revolve_solve,

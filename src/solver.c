@@ -391,21 +391,6 @@ static void fmt_bytes(int64_t b, char *buf, size_t n)
         snprintf(buf, n, "%s (%lld bytes)", h, (long long)b);
 }
 
-void plan_pick_init(PlanPick *k)
-{
-    *k = (PlanPick){.best = -1};
-}
-
-int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double cost)
-{
-    int f = budget == PLAN_NO_BUDGET || peak <= budget;
-    if (k->best >= 0 && !(f && !k->fits) && !(f && k->fits && cost < k->cost) &&
-        !(!f && !k->fits && peak < k->peak))
-        return 0;
-    *k = (PlanPick){id, f, peak, cost};
-    return 1;
-}
-
 int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
 {
     return solver_plan_sim(s, budget, prev, out, NULL, p, e);

@@ -26,11 +26,9 @@
 #include "src/sim.h"
 
 enum {
-    SOLVER_INCREMENTAL = 1 << 0,  /* resolve reuses earlier work */
-    SOLVER_EXACT = 1 << 1,        /* optimal under its model; may be slow */
-    SOLVER_STRUCTURE = 1 << 2,    /* describe() returns an overlay */
-    SOLVER_BUDGETLESS = 1 << 3,   /* ignores the budget (noremat) */
-    SOLVER_CONSTRAINTS = 1 << 4,  /* honours the pin= and force= options */
+    SOLVER_EXACT = 1 << 0,        /* optimal under its model; may be slow */
+    SOLVER_BUDGETLESS = 1 << 1,   /* ignores the budget (noremat) */
+    SOLVER_CONSTRAINTS = 1 << 2,  /* honours the pin= and force= options */
 };
 
 /* Node rules from the generic options every solver class accepts:
@@ -170,21 +168,6 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
  * sim_done()s it), so the explorer's worker never simulates again. */
 int solver_plan_sim(Solver *s, int64_t budget, const Plan *prev, Plan *out, Sim *sim, Progress *p,
                     Err *e);
-
-/* The choice a solver makes among candidate schedules it has simulated: a
- * schedule within the budget (any, when there is none) beats one above it;
- * among those within, the lower cost wins; among those above, the lower
- * peak. Ties keep the earlier candidate. */
-typedef struct PlanPick {
-    int best;           /* the caller's id of the kept candidate; -1 before any */
-    int fits;           /* the kept candidate is within the budget */
-    int64_t peak;
-    double cost;
-} PlanPick;
-
-void plan_pick_init(PlanPick *k);
-/* Offer candidate id with its simulated peak and cost; 1 when it is kept. */
-int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double cost);
 
 /* A Progress that also cancels itself after a deadline: child.cancel is
  * set when parent (may be NULL) is cancelled or `seconds` have passed. A

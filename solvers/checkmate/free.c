@@ -366,7 +366,7 @@ static void checkmate_release(Solver *s)
 const SolverClass solver_checkmate_free = {
     .name = "checkmate-free",
     .title = "exact MILP (Checkmate, one step per stage, GLPK): least cost under the budget",
-    .caps = SOLVER_EXACT | SOLVER_STRUCTURE,
+    .caps = SOLVER_EXACT,
     .params = params,
     .prepare = checkmate_prepare,
     .solve = checkmate_solve,

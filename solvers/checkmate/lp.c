@@ -262,7 +262,6 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 const SolverClass solver_checkmate_lp = {
     .name = "checkmate-lp",
     .title = "Checkmate's LP relaxation with randomized rounding (CLP): for graphs too big for the MILP",
-    .caps = 0,
     .params = params,
     .prepare = lp_prepare,
     .solve = lp_solve,

@@ -329,7 +329,7 @@ static void milp_release(Solver *s)
 const SolverClass solver_checkmate = {
     .name = "checkmate",
     .title = "Checkmate's MILP on a fixed order (CBC): least cost under the budget, proven optimal for that order",
-    .caps = SOLVER_EXACT | SOLVER_STRUCTURE | SOLVER_CONSTRAINTS,
+    .caps = SOLVER_EXACT | SOLVER_CONSTRAINTS,
     .params = params,
     .prepare = milp_prepare,
     .solve = milp_solve,

@@ -584,7 +584,7 @@ long long fastsa_last_tried(const Solver *s)
 const SolverClass solver_fastsa = {
     .name = "fastsa",
     .title = "FastSA: simulated annealing over a slotted sequence, peak kept by a segment tree",
-    .caps = SOLVER_INCREMENTAL | SOLVER_CONSTRAINTS,
+    .caps = SOLVER_CONSTRAINTS,
     .params = params,
     .prepare = fastsa_prepare,
     .solve = fastsa_solve,
