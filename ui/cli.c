@@ -555,6 +555,16 @@ static int cmd_sweep(Args *a)
     return EXIT_OK;
 }
 
+/* Text for a Markdown table cell: a '|' would end the cell. */
+static void md_cell(const char *t)
+{
+    for (; *t; t++) {
+        if (*t == '|')
+            putchar('\\');
+        putchar(*t);
+    }
+}
+
 /* One solver's options as the Markdown table docs/solvers/ carries
  * (scripts/gen_solver_docs.sh puts it there; a test checks it is current). */
 static void list_markdown(const SolverClass *c)
@@ -564,7 +574,11 @@ static void list_markdown(const SolverClass *c)
     for (const SolverParam *p = c->params; p && p->name; p++) {
         char kind[160];
         solver_param_kind(p, kind, sizeof kind);
-        printf("| `%s` | `%s` | %s | %s |\n", p->name, p->def[0] ? p->def : "(none)", kind, p->help);
+        printf("| `%s` | `%s` | ", p->name, p->def[0] ? p->def : "(none)");
+        md_cell(kind);
+        fputs(" | ", stdout);
+        md_cell(p->help);
+        fputs(" |\n", stdout);
     }
     if (c->caps & SOLVER_CONSTRAINTS)
         printf("| `pin`, `force` | (none) | node ids, comma-separated | never recompute these / recompute these |\n");
