@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/join_dp.h"
-#include "solvers/join_hetero.h"
+#include "solvers/chain/join_dp.h"
+#include "solvers/chain/join_hetero.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"

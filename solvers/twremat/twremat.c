@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/treedec.h"
+#include "solvers/twremat/treedec.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"

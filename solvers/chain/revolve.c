@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/chain_dp.h"
-#include "solvers/revolve.h"
+#include "solvers/chain/chain_dp.h"
+#include "solvers/chain/revolve.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
