@@ -305,6 +305,13 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
         out->bound = lb / M.cscale;
         out->optimal = cst == 0;
+        if (out->optimal) {
+            /* proven: the plan's cost is the bound (CBC's own bound can sit
+             * below it when it knows the cost is integral) */
+            out->bound = 0;
+            for (int t = 0; t < out->T; t++)
+                out->bound += g->nodes[out->steps[t]].cost;
+        }
         if (cst == 0)
             snprintf(st->status, sizeof st->status, "optimal for the %s order (within 1e-6 of CBC's bound)",
                      solver_opt_str(s, "order"));
