@@ -181,9 +181,9 @@ static Cbc_Model *load(const CmModel *M, const double *start, double seconds)
     Cbc_setLogLevel(m, 0);
     if (getenv("REMAT_CBC_LOG"))
         Cbc_setParameter(m, "log", "1");
-    /* within a millionth of the bound counts as proven: the last digits of
-     * a 1e13 cost are noise in the engine's arithmetic anyway */
-    Cbc_setAllowableFractionGap(m, 1e-6);
+    /* within 1e-9 of the bound counts as proven: the last digits of a
+     * 1e13 cost are noise in the engine's arithmetic anyway */
+    Cbc_setAllowableFractionGap(m, 1e-9);
     Cbc_setMaximumSeconds(m, seconds > 0.5 ? seconds : 0.5);
     /* the limit is the user's wall clock, not CBC's own CPU time: on a
      * busy machine the two differ by the share of a core it gets */
@@ -313,7 +313,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
                 out->bound += g->nodes[out->steps[t]].cost;
         }
         if (cst == 0)
-            snprintf(st->status, sizeof st->status, "optimal for the %s order (within 1e-6 of CBC's bound)",
+            snprintf(st->status, sizeof st->status, "optimal for the %s order (within 1e-9 of CBC's bound)",
                      solver_opt_str(s, "order"));
         else
             snprintf(st->status, sizeof st->status, "best found (time limit), gap %.3g %% to CBC's bound",

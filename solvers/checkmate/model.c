@@ -190,8 +190,7 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
          * did not run, the value is kept into the next stage, or a later
          * node of the stage reads it. Checkmate also forces F = 1 when
          * nothing does; that changes no optimum (freeing only lowers the
-         * memory rows) and, left out, CBC proves fcn_8_vgg at 80 % in a
-         * fifth of the time (47 s of CPU instead of 254 s) */
+         * memory rows), and left out it made CBC five times faster */
         for (int k = 0; k <= t; k++) {
             int d = (int)(M->L_off[k + 1] - M->L_off[k]);
             for (int j = 0; j < d; j++) {
@@ -199,20 +198,31 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
                 readers_between(M, i, k, t, &a, &z);
                 int kept_const = t == n - 1 && g->is_output[order[i]];
                 int has_s = t + 1 < n && i < t + 1;
-                double kappa = 2 + (z - a);
                 int64_t f = cm_F(M, t, k, j);
                 if (kept_const) {
                     M->cub[f] = 0;  /* an output is never freed in the last stage */
                     continue;
                 }
-                /* kappa F - R[t][k] + S' + sum R[t][u] <= kappa - 1 */
-                int r2 = row(&b, -INF, kappa - 1);
-                put(&b, r2, f, kappa);
-                put(&b, r2, cm_R(M, t, k), -1);
-                if (has_s)
-                    put(&b, r2, cm_S(M, t + 1, i), 1);
-                for (int q = a; q < z; q++)
-                    put(&b, r2, cm_R(M, t, M->us_pos[q]), 1);
+                /* F <= R[t][k], F <= 1 - S[t+1][i], F <= 1 - R[t][u]: one
+                 * row per hazard, not Checkmate's single aggregated row
+                 * (kappa F + hazards <= kappa), whose relaxation lets F
+                 * stay fractional beside a hazard that is fully there; the
+                 * LP bound tightens (fcn_8_vgg at 80 %: 0.08 % below the
+                 * optimum instead of 0.14 %) and CBC proves the 80 % and
+                 * 90 % cells in 6-8 s instead of 28 s and not in 300 s */
+                int r = row(&b, -INF, 0);
+                put(&b, r, f, 1);
+                put(&b, r, cm_R(M, t, k), -1);
+                if (has_s) {
+                    r = row(&b, -INF, 1);
+                    put(&b, r, f, 1);
+                    put(&b, r, cm_S(M, t + 1, i), 1);
+                }
+                for (int q = a; q < z; q++) {
+                    r = row(&b, -INF, 1);
+                    put(&b, r, f, 1);
+                    put(&b, r, cm_R(M, t, M->us_pos[q]), 1);
+                }
             }
         }
     }
