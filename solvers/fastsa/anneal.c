@@ -1,7 +1,7 @@
 /* anneal.c — the annealing loop (see anneal.h).
  *
  * Proposals, each undone when the objective rejects it:
- *  - add: a unit at a nop slot; half of the time aimed where it can help,
+ *  - add: a unit at a nop slot; four times in seven aimed where it can help,
  *    right before a step that reads its value (between that value's last
  *    production and the read), else anywhere;
  *  - remove: the unit at an occupied slot;
