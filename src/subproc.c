@@ -3,6 +3,7 @@
 #include "src/subproc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -28,6 +32,24 @@ int subproc_write(int fd, const void *buf, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* The child must never write on the terminal: under the explorer the UI
+ * thread may have had screen updates in stdout's buffer when the worker
+ * forked (they would be written a second time, over the screen), and an
+ * engine's own chatter would land on the screen too.  So the copied buffer
+ * is dropped and standard output goes nowhere, or to standard error when
+ * REMAT_CBC_LOG asks for the engine's log. */
+static void child_quiet(void)
+{
+#ifdef __GLIBC__
+    __fpurge(stdout);
+#endif
+    int fd = getenv("REMAT_CBC_LOG") ? dup(2) : open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        close(fd);
+    }
 }
 
 int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double seconds, char **out,
@@ -51,6 +73,7 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
         close(fds[0]);
         /* the child must not take the terminal's signals for the parent's */
         signal(SIGINT, SIG_IGN);
+        child_quiet();
         int rc = fn(ctx, fds[1]);
         close(fds[1]);
         fflush(NULL);   /* an engine's own log, when one is asked for */

@@ -78,12 +78,8 @@ static void test_resolve_from_pool(void **st)
     int64_t bp;
     double bc;
     sim_baseline(g, &bp, &bc);
-    SolverOpts o;
-    solver_opts_init(&o);
-    solver_opts_add(&o, "time_limit=2", &e);
-    Solver *s = solver_new(solver_find("auto"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
+    const char *opts[] = {"time_limit=2", NULL};
+    Solver *s = tu_solver(g, "auto", opts);
     Plan p, q;
     plan_init(&p);
     plan_init(&q);

@@ -21,29 +21,6 @@
 #include "src/transform.h"
 #include "tests/unit/brute.h"
 
-static Graph *random_training(unsigned *seed, int nf)
-{
-    Graph *f = graph_new();
-    Err e;
-    char id[16], in[16];
-    graph_add_node(f, "x", "input", PHASE_INPUT, 1, 0, 0, NULL, &e);
-    for (int v = 0; v < nf; v++) {
-        *seed = *seed * 1103515245u + 12345u;
-        snprintf(id, sizeof id, "f%d", v);
-        int i = graph_add_node(f, id, "op", PHASE_FWD, 1 + (*seed >> 16) % 4, 1 + (*seed >> 20) % 3,
-                               (*seed >> 12) % 5 == 0 ? 1 : 0, NULL, &e);
-        snprintf(in, sizeof in, v ? "f%d" : "x", v - 1);
-        graph_add_input_name(f, i, in);
-        if (v >= 2 && (*seed >> 24) % 3 == 0) {
-            snprintf(in, sizeof in, "f%d", (int)((*seed >> 8) % (unsigned)(v - 1)));
-            graph_add_input_name(f, i, in);
-        }
-    }
-    assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    graph_free(f);
-    return t;
-}
 
 /* Every row and column bound of M holds for x (to rounding). */
 static void assert_feasible(const CmModel *M, const double *x)
@@ -79,7 +56,7 @@ static void test_model_baseline_exact(void **st)
     (void)st;
     unsigned seed = 77;
     for (int it = 0; it < 30; it++) {
-        Graph *g = random_training(&seed, 2 + it % 6);
+        Graph *g = tu_random_chain_training(&seed, 2 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
         int64_t bp;
@@ -117,7 +94,7 @@ static void test_model_recomputing_schedules(void **st)
     /* most recomputing plans interleave in ways the stages cannot express;
      * enough graphs leave a good number that can */
     for (int it = 0; it < 80; it++) {
-        Graph *g = random_training(&seed, 3 + it % 6);
+        Graph *g = tu_random_chain_training(&seed, 3 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
         int64_t bp;
@@ -172,7 +149,7 @@ static void test_milp_tiny(void **st)
     const char *others[] = {"noremat", "greedy", "chen", "kusumoto-exact", "kusumoto-approx", "revolve", "twremat"};
     const char *opts[] = {"warm=greedy", "time_limit=20", NULL};
     for (int it = 0; it < 14; it++) {
-        Graph *g = random_training(&seed, 2 + it % 5);
+        Graph *g = tu_random_chain_training(&seed, 2 + it % 5, 1);
         int64_t bp;
         double bc;
         sim_baseline(g, &bp, &bc);
@@ -237,7 +214,7 @@ static void test_lp_rounding_plans(void **st)
     unsigned seed = 3;
     int fits = 0;
     for (int it = 0; it < 10; it++) {
-        Graph *g = random_training(&seed, 3 + it % 5);
+        Graph *g = tu_random_chain_training(&seed, 3 + it % 5, 1);
         int64_t bp;
         double bc;
         sim_baseline(g, &bp, &bc);
@@ -285,13 +262,8 @@ static void test_cancel(void **st)
     Err e;
     Graph *g = graph_load("samples/chain32.json", &e);
     assert_non_null(g);
-    SolverOpts o;
-    solver_opts_init(&o);
-    solver_opts_add(&o, "time_limit=60", &e);
-    solver_opts_add(&o, "warm=none", &e);
-    Solver *s = solver_new(solver_find("checkmate"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
+    const char *opts[] = {"time_limit=60", "warm=none", NULL};
+    Solver *s = tu_solver(g, "checkmate", opts);
     Progress pr;
     progress_init(&pr);
     Canceller c = {&pr, 0.3};

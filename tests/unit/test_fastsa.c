@@ -491,16 +491,9 @@ static void test_describe_groups(void **state)
 {
     (void)state;
     Graph *g = chain_training(16);
-    SolverOpts o;
-    solver_opts_init(&o);
-    Err e;
-    err_clear(&e);
     const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
-    for (int i = 0; opts[i]; i++)
-        solver_opts_add(&o, opts[i], &e);
-    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "fastsa", opts);
+    Err e;
     Plan p;
     plan_init(&p);
     int64_t bp;

@@ -22,29 +22,6 @@ static void test_brute_fig1(void **st)
     graph_free(g);
 }
 
-static Graph *random_training(unsigned *seed, int nf)
-{
-    Graph *f = graph_new();
-    Err e;
-    char id[16], in[16];
-    graph_add_node(f, "x", "input", PHASE_INPUT, 1, 0, 0, NULL, &e);
-    for (int v = 0; v < nf; v++) {
-        *seed = *seed * 1103515245u + 12345u;
-        snprintf(id, sizeof id, "f%d", v);
-        int i = graph_add_node(f, id, "op", PHASE_FWD, 1 + (*seed >> 16) % 4, 1 + (*seed >> 20) % 3, 0, NULL, &e);
-        /* a chain with occasional skips */
-        snprintf(in, sizeof in, v ? "f%d" : "x", v - 1);
-        graph_add_input_name(f, i, in);
-        if (v >= 2 && (*seed >> 24) % 3 == 0) {
-            snprintf(in, sizeof in, "f%d", (int)((*seed >> 8) % (unsigned)(v - 1)));
-            graph_add_input_name(f, i, in);
-        }
-    }
-    assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    graph_free(f);
-    return t;
-}
 
 /* Solve, and for the exact solver over all orders (checkmate-free) also
  * say whether it proved optimality; `checkmate` proves optimality only for
@@ -86,7 +63,7 @@ static void test_solvers_vs_optimum(void **st)
     unsigned seed = 4242;
     int compared = 0, exact_equal = 0;
     for (int it = 0; it < 40; it++) {
-        Graph *g = random_training(&seed, 2 + it % 5);
+        Graph *g = tu_random_chain_training(&seed, 2 + it % 5, 0);
         int64_t bp;
         double bc;
         sim_baseline(g, &bp, &bc);

@@ -18,6 +18,7 @@
 #include "src/plan.h"
 #include "src/sim.h"
 #include "src/solver.h"
+#include "src/transform.h"
 
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)
@@ -133,6 +134,52 @@ static inline int64_t tu_check_peak(const Graph *g, const int *s, int T, double 
     if (cost)
         *cost = c;
     return peak;
+}
+
+/* A chain of nf forward nodes with occasional skip edges, made a training
+ * graph: sizes 1..4, costs 1..3 and (with ws) a workspace of 1 on about a
+ * fifth of the nodes, from a linear congruential seed. */
+static inline Graph *tu_random_chain_training(unsigned *seed, int nf, int ws)
+{
+    Graph *f = graph_new();
+    Err e;
+    char id[16], in[16];
+    graph_add_node(f, "x", "input", PHASE_INPUT, 1, 0, 0, NULL, &e);
+    for (int v = 0; v < nf; v++) {
+        *seed = *seed * 1103515245u + 12345u;
+        snprintf(id, sizeof id, "f%d", v);
+        int i = graph_add_node(f, id, "op", PHASE_FWD, 1 + (*seed >> 16) % 4, 1 + (*seed >> 20) % 3,
+                               ws && (*seed >> 12) % 5 == 0 ? 1 : 0, NULL, &e);
+        snprintf(in, sizeof in, v ? "f%d" : "x", v - 1);
+        graph_add_input_name(f, i, in);
+        if (v >= 2 && (*seed >> 24) % 3 == 0) {
+            snprintf(in, sizeof in, "f%d", (int)((*seed >> 8) % (unsigned)(v - 1)));
+            graph_add_input_name(f, i, in);
+        }
+    }
+    assert_int_equal(graph_finalize(f, &e), ERR_OK);
+    Graph *t = graph_make_training(f, &e);
+    if (!t)
+        fail_msg("graph_make_training: %s", e.msg);
+    graph_free(f);
+    return t;
+}
+
+/* A solver for g with options (NULL-terminated "k=v" list); fails the test
+ * when it cannot be made. */
+static inline Solver *tu_solver(const Graph *g, const char *name, const char *const *opts)
+{
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    for (int i = 0; opts && opts[i]; i++)
+        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
+    Solver *s = solver_new(solver_find(name), g, &o, &e);
+    solver_opts_done(&o);
+    if (!s)
+        fail_msg("solver %s: %s", name, e.msg);
+    return s;
 }
 
 /* Run solver `name` with options (NULL-terminated "k=v" list) at budget;
