@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/pairing.h"
 #include "src/strmap.h"
 #include "src/xalloc.h"
 
@@ -191,6 +192,7 @@ int graph_add_node(Graph *g, const char *id, const char *op, Phase phase,
     nd->cost = cost;
     nd->workspace = workspace;
     nd->grad_of = -1;
+    nd->pair = -1;
     g->pending->where[v] = where ? xstrdup(where) : NULL;
     g->n++;
     /* keep load factor under 1/2 */
@@ -431,6 +433,8 @@ int graph_finalize(Graph *g, Err *e)
                            where_of(g, v, at, sizeof at));
         g->nodes[v].grad_of = u;
     }
+
+    pairing_fill(g);
 
     /* outputs: listed, or every sink */
     g->is_output = xcalloc((size_t)n, 1);

@@ -29,6 +29,8 @@ typedef struct Node {
     double cost;        /* compute cost of one run */
     int64_t workspace;  /* extra bytes needed only while the node runs */
     int grad_of;        /* index of the forward node this bwd node differentiates, or -1 */
+    int pair;           /* grad_of, or inferred from the data flow when the graph names
+                         * none (src/pairing.h); -1 when none */
 } Node;
 
 typedef struct IdMap {
