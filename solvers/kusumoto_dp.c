@@ -67,11 +67,15 @@ static int settab_find_or_add(SetTab *t, const uint64_t *b, int *added)
 
 /* Side values: forward nodes with a forward input that no forward node
  * or loss reads, only the backward (a joint graph's batch-norm statistics,
- * max-pool indices, dropout masks). Each joins a lower set together with
- * the last of its inputs, so they neither multiply the exact family (each
- * could otherwise be in or out on its own) nor stay outside every
- * ancestor set of the pruned one (which left them all to the last block,
- * their producers cached through the whole forward). 1 per forward index. */
+ * max-pool indices, dropout masks). Each joins a lower set as soon as its
+ * forward inputs and its anchor, the nearest non-side forward node before
+ * it in the graph's order, are in (in a joint graph the anchor is the
+ * operator whose further outputs they are, so they stay in its block). So
+ * they neither multiply the exact family (each could otherwise be in or
+ * out on its own) nor stay outside every ancestor set of the pruned one
+ * (which left them all to the last block, their producers cached through
+ * the whole forward). f->side per forward index; f->sd lists, per forward
+ * index, the side values that leave a set with it. */
 static void side_values(const Graph *g, KusFamily *f)
 {
     f->side = xcalloc((size_t)f->nf + 1, 1);
@@ -85,10 +89,22 @@ static void side_values(const Graph *g, KusFamily *f)
             fout |= ph == PHASE_FWD || ph == PHASE_LOSS;
         }
         f->side[x] = fin && !fout;
-        if (f->side[x])
-            for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-                if (f->fid[g->in_idx[k]] >= 0)
-                    f->sd_off[f->fid[g->in_idx[k]] + 1]++;
+    }
+    f->anchor = xmallocarray((size_t)f->nf + 1, sizeof *f->anchor);
+    for (int x = 0, last = -1; x < f->nf; x++) {
+        f->anchor[x] = f->side[x] ? last : -1;
+        if (!f->side[x])
+            last = x;
+    }
+    for (int x = 0; x < f->nf; x++) {
+        int v = f->fwd[x];
+        if (!f->side[x])
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (f->fid[g->in_idx[k]] >= 0)
+                f->sd_off[f->fid[g->in_idx[k]] + 1]++;
+        if (f->anchor[x] >= 0)
+            f->sd_off[f->anchor[x] + 1]++;
     }
     for (int x = 0; x < f->nf; x++)
         f->sd_off[x + 1] += f->sd_off[x];
@@ -97,21 +113,24 @@ static void side_values(const Graph *g, KusFamily *f)
     memcpy(fill, f->sd_off, (size_t)f->nf * sizeof *fill);
     for (int x = 0; x < f->nf; x++) {
         int v = f->fwd[x];
-        if (f->side[x])
-            for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-                if (f->fid[g->in_idx[k]] >= 0)
-                    f->sd[fill[f->fid[g->in_idx[k]]]++] = x;
+        if (!f->side[x])
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (f->fid[g->in_idx[k]] >= 0)
+                f->sd[fill[f->fid[g->in_idx[k]]]++] = x;
+        if (f->anchor[x] >= 0)
+            f->sd[fill[f->anchor[x]]++] = x;
     }
     free(fill);
 }
 
-/* Add to set b every side value whose forward inputs are all in it. */
+/* Add to set b every side value whose forward inputs and anchor are in it. */
 static void close_side(const Graph *g, const KusFamily *f, const unsigned char *side, uint64_t *b)
 {
     for (int x = 0; x < f->nf; x++) {
         if (!side[x] || ((b[x >> 6] >> (x & 63)) & 1u))
             continue;
-        int v = f->fwd[x], ok = 1;
+        int v = f->fwd[x], y0 = f->anchor[x], ok = y0 < 0 || ((b[y0 >> 6] >> (y0 & 63)) & 1u);
         for (int k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
             int y = f->fid[g->in_idx[k]];
             ok = y < 0 || ((b[y >> 6] >> (y & 63)) & 1u);
@@ -446,6 +465,7 @@ void kus_family_free(KusFamily *f)
     free(f->mx_off);
     free(f->mx);
     free(f->side);
+    free(f->anchor);
     free(f->sd_off);
     free(f->sd);
     free(f->hslot);

@@ -116,6 +116,7 @@ void graph_free(Graph *g)
     free(g->source);
     free(g->cost_unit);
     free(g->size_unit);
+    free(g->recipe);
     free(g->in_off);
     free(g->in_idx);
     free(g->out_off);
@@ -548,8 +549,16 @@ Graph *graph_scaled(const Graph *g, double mult)
     if (g->outputs_explicit)
         for (int i = 0; i < g->n_outputs; i++)
             graph_add_output_name(c, g->nodes[g->outputs[i]].id);
+    if (mult == 1.0)
+        graph_set_recipe(c, g->recipe);
     graph_finalize(c, &e);
     return c;
+}
+
+void graph_set_recipe(Graph *g, const char *json)
+{
+    free(g->recipe);
+    g->recipe = json ? xstrdup(json) : NULL;
 }
 
 Graph *graph_clone(const Graph *g)

@@ -510,6 +510,8 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         session_free(s);
         return 1;
     }
+    if (!cuda && g->recipe && t.rep)
+        replay_ui_use_torch(t.rep, t.msg, sizeof t.msg);   /* msg says why not */
     if (load_files(&t, plan_path, replay_path)) {
         replay_ui_free(t.rep);
         session_free(s);
