@@ -255,6 +255,8 @@ def main():
     ap.add_argument("--input-shape")
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                    help="constructor keyword argument (an int, float or string), e.g. image_size=64")
     ap.add_argument("--level", choices=("joint", "layer"), default="joint")
     ap.add_argument("--time", type=int, nargs="?", const=3, default=0, metavar="REPS")
     ap.add_argument("--forward-only", action="store_true")
@@ -271,18 +273,34 @@ def main():
     dtype = getattr(torch, a.dtype, None)
     if not isinstance(dtype, torch.dtype):
         sys.exit("export_torch: unknown dtype '%s'" % a.dtype)
+    model_args = {}
+    for kv in a.model_arg:
+        k, eq, v = kv.partition("=")
+        if not eq or not k:
+            ap.error("--model-arg expects KEY=VALUE, got '%s'" % kv)
+        for conv in (int, float, str):
+            try:
+                model_args[k] = conv(v)
+                break
+            except ValueError:
+                pass
     try:
-        model, example = torch_joint.load_model(a.model, a.batch, a.input_shape, dtype, a.seed)
+        model, example = torch_joint.load_model(a.model, a.batch, a.input_shape, dtype, a.seed,
+                                                model_args)
     except torch_joint.Refused as ex:
         sys.exit("export_torch: %s" % ex)
+    except TypeError as ex:
+        sys.exit("export_torch: %s: %s" % (a.model, ex))
     if a.level == "layer":
         nodes, outputs, source, unit = export_layer(a, model, example)
         recipe = None
     else:
         nodes, outputs, source, unit = export_joint(a, model, example)
-        recipe = {"model": a.model, "batch": a.batch, "input_shape": a.input_shape,
-                  "dtype": a.dtype, "seed": a.seed, "loss": "sum", "level": "joint",
-                  "torch": torch.__version__}
+        recipe = {"model": os.path.abspath(a.model) if ":" in a.model else a.model,
+                  "batch": a.batch, "input_shape": a.input_shape, "dtype": a.dtype,
+                  "seed": a.seed, "loss": "sum", "level": "joint", "torch": torch.__version__}
+        if model_args:
+            recipe["model_args"] = model_args
     name = "%s-%s-b%d" % (os.path.basename(a.model.split(":")[-1]),
                           "fwd" if a.forward_only else "joint" if a.level == "joint" else "train",
                           a.batch)

@@ -144,19 +144,22 @@ def to_device(x, dev):
 
 def rebuild(recipe, device):
     """(model on device, example on device, joint GraphModule, primal names,
-    primal values on device). The trace itself runs on the CPU, where the
-    exporter traced, so that the operators and node names are the same."""
+    primal values on device, the exporter's analysis of the trace). The trace
+    and its analysis run on the CPU, where the exporter ran, so that the
+    operators, node names and sizes are the same."""
     dtype = getattr(torch, recipe.get("dtype", "float32"))
     try:
         model, example = torch_joint.load_model(recipe["model"], int(recipe["batch"]),
                                                 recipe.get("input_shape"), dtype,
-                                                int(recipe.get("seed", 0)))
+                                                int(recipe.get("seed", 0)),
+                                                recipe.get("model_args"))
         gm, names = torch_joint.capture(model, example)
+        j = torch_joint.analyse(gm, names, torch_joint.primal_values(model, example))
     except torch_joint.Refused as ex:
         fail("cannot rebuild the recipe's model %s: %s" % (recipe["model"], ex))
     model.to(device)
     example = tuple(x.to(device) for x in example)
-    return model, example, gm, names, torch_joint.primal_values(model, example)
+    return model, example, gm, names, torch_joint.primal_values(model, example), j
 
 
 def reference_grads(recipe, device, seed_base):
@@ -165,7 +168,8 @@ def reference_grads(recipe, device, seed_base):
     dtype = getattr(torch, recipe.get("dtype", "float32"))
     model, example = torch_joint.load_model(recipe["model"], int(recipe["batch"]),
                                             recipe.get("input_shape"), dtype,
-                                            int(recipe.get("seed", 0)))
+                                            int(recipe.get("seed", 0)),
+                                            recipe.get("model_args"))
     model.to(device)
     example = tuple(x.to(device) for x in example)
     with Reseed(seed_base):
@@ -199,7 +203,7 @@ def main():
     inputs = [d for d in doc["nodes"] if d.get("phase") == "input"]
     outputs = set(doc.get("outputs") or [])
     input_bytes = sum(int(d.get("size", 1)) for d in inputs)
-    model, example, gm, names, values0 = rebuild(recipe, dev)
+    model, example, gm, names, values0, joint = rebuild(recipe, dev)
     fx = {n.name: n for n in gm.graph.nodes}
     consts = {n.name: "const:" + n.target for n in gm.graph.nodes if n.op == "get_attr"}
     const_fx = {v: k for k, v in consts.items()}
@@ -212,15 +216,20 @@ def main():
     for n in gm.graph.nodes:
         if n.op == "get_attr":
             resident[n.name] = getattr(gm, n.target).to(dev)
+    traced = {d["id"]: d for d in joint.nodes}
     for d in doc["nodes"]:
         i = d["id"]
-        if d.get("phase") == "input":
-            if i not in names and i not in const_fx:
-                fail("%s: input '%s' is not a parameter, buffer or input of the recipe's model "
-                     "(the graph does not match its recipe)" % (a.graph, i))
-        elif i not in fx:
+        if i not in traced:
             fail("%s: node '%s' is not in the recipe's trace (the graph does not match its "
                  "recipe; export it again)" % (a.graph, i))
+        if int(d.get("size", 1)) != traced[i]["size"]:
+            fail("%s: node '%s' has size %d, the recipe's trace %d bytes (the graph does not "
+                 "match its recipe; export it again)" % (a.graph, i, int(d.get("size", 1)),
+                                                          traced[i]["size"]))
+    missing = [i for i in traced if i not in nodes]
+    if missing:
+        fail("%s: the recipe's trace has node '%s', the graph has not (export it again)"
+             % (a.graph, missing[0]))
     loss_id = [d["id"] for d in doc["nodes"] if d.get("phase") == "loss"]
     loss_id = loss_id[0] if loss_id else None
 
@@ -247,19 +256,22 @@ def main():
     random_fx = [n.name for n in gm.graph.nodes if n.op == "call_function" and torch_joint.is_random(n.target)]
     seed_base = 1000003 * (int(recipe.get("seed", 0)) + 1)
     seed_of = {name: seed_base + k for k, name in enumerate(random_fx)}
-    # extracted getitem nodes: (op name, index) -> getitem node name
-    extracted = {}
-    for n in gm.graph.nodes:
-        if n.op == "call_function" and n.target is operator.getitem and n.name in remat:
-            extracted[(n.args[0].name, n.args[1])] = n.name
+    # a forward operator's further outputs: one getitem node holds them
+    merged_of = {}  # (op fx name, index) -> getitem node
+    for gid, (op, ks) in joint.merged.items():
+        for k in ks:
+            merged_of[(op, k)] = gid
 
-    held = {}     # remat id -> value
-    stash = {}    # getitem id -> element its operator's last run produced
+    held = {}     # remat id -> value (an operator with several outputs: a list)
+    stash = {}    # getitem node -> the outputs its operator's run just before produced
 
     def ev(a):
         """The value of fx node a: held, resident, or (a view, a folded
         in-place base) made again from what it reads."""
         name = a.name
+        if a.op == "call_function" and a.target is operator.getitem and \
+                (a.args[0].name, a.args[1]) in merged_of:
+            return ev_id(merged_of[(a.args[0].name, a.args[1])])[a.args[1]]
         if name in held:
             return held[name]
         if name in resident:
@@ -269,6 +281,11 @@ def main():
         if name in remat:
             raise RuntimeError("step reads '%s', which is not in memory" % name)
         return call(a)
+
+    def ev_id(i):
+        if i not in held:
+            raise RuntimeError("step reads '%s', which is not in memory" % i)
+        return held[i]
 
     def call(n):
         args = torch.fx.node.map_arg(n.args, ev)
@@ -289,13 +306,17 @@ def main():
         t0 = time.perf_counter()
         try:
             transient = None  # what the step allocated and drops at once
-            if n.target is operator.getitem:
+            if v in joint.merged:
+                op, ks = joint.merged[v]
                 if v in stash:
                     out = stash.pop(v)
                 else:
-                    # its element is gone: run the operator again
-                    transient = call(n.args[0])
-                    out = transient[n.args[1]]
+                    # not the run just before: run the operator again
+                    transient = call(fx[op])
+                    out = [x if k in ks else None for k, x in enumerate(transient)]
+            elif v in joint.extract1:
+                op, k = joint.extract1[v]
+                out = ev_id(op)[k]
             else:
                 out = call(n)
             if cuda:
@@ -304,24 +325,17 @@ def main():
             fail("step %d (%s, %s): %s" % (t, v, n.target, str(ex).strip().splitlines()[0]))
         dt = time.perf_counter() - t0
         if isinstance(out, (tuple, list)):
-            transient = out
             out = list(out)
-            # the getitems of this operator that run right after it
-            mine = {g for (op, _), g in extracted.items() if op == v}
-            follow = set()
-            s_ = t + 1
-            while s_ < T and sched[s_][0] in mine:
-                follow.add(sched[s_][0])
-                s_ += 1
-            for k in range(len(out)):
-                g = extracted.get((v, k))
-                if g is not None:
-                    # handed to its getitem when that runs next, else
-                    # dropped now: the graph counts it as this step's
-                    # workspace only, and a later getitem runs the
-                    # operator again
-                    if g in follow:
-                        stash[g] = out[k]
+            mine = {g: ks for g, (op, ks) in joint.merged.items() if op == v}
+            for g, ks in mine.items():
+                # a forward operator's further outputs go to their getitem
+                # node when that runs next, else they are dropped now (the
+                # graph counts them as this step's workspace only)
+                if t + 1 < T and sched[t + 1][0] == g:
+                    stash[g] = [x if k in ks else None for k, x in enumerate(out)]
+                else:
+                    transient = list(out)
+                for k in ks:
                     out[k] = None
         held[v] = out
         if cuda:

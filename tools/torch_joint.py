@@ -12,13 +12,15 @@ and turns it into remat-graph nodes:
 - a fresh tensor written in place by its only reader (aot's functionalised
   bernoulli_) is folded into that writer, which then owns the storage;
 - an operator with several outputs (batch norm, max pooling with indices,
-  convolution_backward) owns its first output; each further output that is
-  read becomes a `getitem` node owning it, counted as the operator's
-  workspace while it runs; outputs nothing reads stay with the operator.
-  A getitem node reads the operator's inputs, cost 0: the replay hands it
-  the element its operator's last run produced, or runs the operator again
-  when that element is gone (a cost the graph does not show; the replay's
-  measurement does);
+  dropout, convolution_backward) owns the first one read and those nothing
+  reads; the further ones read are counted as its workspace while it runs
+  and owned by `getitem` nodes. A forward operator's further outputs are one
+  getitem node that reads the operator's inputs and costs the operator's
+  run (producing them again means running it again; the replay hands over
+  the outputs of the run just before when there is one); a backward
+  operator's are one getitem node each, reading the operator, whose value
+  holds all its outputs while it lives (so every other reader of the
+  operator reads them too: they live at least as long as it);
 - parameters, buffers and the batch are `input` nodes; the loss (the sum of
   the model's outputs) is the `loss` node, and the backward reads it where
   autograd reads the loss gradient (a scalar 1);
@@ -58,12 +60,14 @@ def storage_of(t):
     return s.data_ptr(), s.nbytes()
 
 
-def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0):
+def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0, model_args=None):
     """(model, example inputs as a tuple) for a recipe: MODEL is a torchvision
     name, a factory in tools/models.py, path.py:factory (returning a module or
     (module, input shape)) or path.py:Class (instantiated without arguments).
+    model_args: keyword arguments for the constructor (vit_b_16's image_size).
     Parameters are drawn after torch.manual_seed(seed), inputs after
     manual_seed(seed + 1), so a recipe always rebuilds the same tensors."""
+    kw = dict(model_args or {})
     torch.manual_seed(seed)
     shape = None
     if ":" in spec:
@@ -75,19 +79,19 @@ def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0):
         modspec.loader.exec_module(mod)
         if not hasattr(mod, name):
             raise Refused("%s defines no '%s'" % (path, name))
-        made = getattr(mod, name)()
+        made = getattr(mod, name)(**kw)
     else:
         sys.path.insert(0, TOOLS)
         import models
         if spec in FACTORIES:
-            made = getattr(models, spec)()
+            made = getattr(models, spec)(**kw)
         else:
             import torchvision
             if not hasattr(torchvision.models, spec) or spec.startswith("_"):
                 raise Refused("unknown model '%s' (a torchvision name, %s, or file.py:factory)"
                               % (spec, ", ".join(FACTORIES)))
-            made = getattr(torchvision.models, spec)(weights=None)
-            shape = (3, 224, 224)
+            made = getattr(torchvision.models, spec)(weights=None, **kw)
+            shape = (3, kw.get("image_size", 224), kw.get("image_size", 224))
     model, shape = made if isinstance(made, tuple) else (made, shape)
     if not isinstance(model, torch.nn.Module):
         raise Refused("%s did not give an nn.Module" % spec)
@@ -343,6 +347,8 @@ def analyse(gm, names, values, timing=0):
         out_nodes.append(d)
         by_id[name] = d
     consts = {}  # fx get_attr name -> attribute
+    merged = {}  # remat id -> (fx name of a forward operator, indices of its outputs it holds)
+    extract1 = {}  # remat id -> (fx name of a backward operator, index of its output)
     loss_id = None  # known once the loss node runs; the tangent reads it
     tname = tangents[0].name
     reads[tname] = {}  # the loss, once known
@@ -382,15 +388,32 @@ def analyse(gm, names, values, timing=0):
             src, k = n.args
             env[n.name] = env[src.name][k]
             ow = elem_owner[src.name][k]
-            if ow == "extract:" + n.name:
-                # this getitem owns its element; it reads what its operator
-                # reads (not the operator's first output), so that keeping
-                # a small saved statistic never means keeping a large
-                # activation alive to recompute it from
-                add_node(n.name, n, "getitem", storage_of(env[n.name])[1], 0,
-                         list(by_id[src.name]["inputs"]))
+            if ow == "merge:" + n.name:
+                # a forward operator's further outputs, one node: it reads
+                # what its operator reads (not the operator's first output,
+                # so keeping a small saved statistic never means keeping a
+                # large activation alive) and costs the operator's run,
+                # which is what producing them again takes
+                ks = merged[n.name][1]
+                opd = by_id[src.name]
+                d = add_node(n.name, n, "getitem", sum(storage_of(env[src.name][x])[1] for x in ks),
+                             opd["cost"], list(opd["inputs"]))
+                if timing:
+                    d["time"] = opd.get("time", 0)
                 owner[n.name] = n.name
                 reads[n.name] = {n.name: None}
+            elif ow == "extract:" + n.name:
+                # a backward operator's further output: read from the
+                # operator's value, which holds all its outputs
+                add_node(n.name, n, "getitem", storage_of(env[n.name])[1], 0, [owner[src.name]])
+                if timing:
+                    by_id[n.name]["time"] = 0
+                extract1[n.name] = (src.name, k)
+                owner[n.name] = n.name
+                reads[n.name] = {n.name: None}
+            elif ow and ow.startswith("merge:"):
+                owner[n.name] = ow[6:]
+                reads[n.name] = {ow[6:]: None}
             else:
                 owner[n.name] = ow
                 reads[n.name] = dict(elem_reads[src.name][k])
@@ -455,9 +478,12 @@ def analyse(gm, names, values, timing=0):
                 env[tname] = torch.ones_like(out)
                 reads[tname] = {loss_id: None}
             return
-        # several outputs: the first owned one stays with the operator, each
-        # further one that a getitem reads becomes that getitem's node
+        # several outputs: the first one read stays with the operator (and
+        # those nothing reads); the further ones read are, for a forward
+        # operator, one node together (named after their first getitem),
+        # for a backward operator one node each
         elems = list(out)
+        fwd_op = phase(n) == "fwd"
         getitems = {}
         for u in n.users:
             if u.target is operator.getitem:
@@ -487,9 +513,17 @@ def analyse(gm, names, values, timing=0):
                 work += nb_
                 owners.append("extract:" + getitems[k][0].name)
                 ereads.append({getitems[k][0].name: None})
+        if fwd_op:
+            ks = [k for k, o in enumerate(owners) if (o or "").startswith("extract:")]
+            if ks:
+                gid = min((getitems[k][0] for k in ks), key=lambda u: pos[u.name]).name
+                merged[gid] = (n.name, ks)
+                for k in ks:
+                    owners[k] = "merge:" + gid
+                    ereads[k] = {gid: None}
         elem_owner[n.name] = owners
         elem_reads[n.name] = ereads
-        if all(o != n.name and not (o or "").startswith("extract:") for o in owners):
+        if all(o != n.name and not (o or "").startswith(("extract:", "merge:")) for o in owners):
             # every output aliases an argument (split, unbind): a view
             owner[n.name] = None
             reads[n.name] = r_in
@@ -525,12 +559,25 @@ def analyse(gm, names, values, timing=0):
                 env.pop(a.name, None)
     if loss_id is None:
         raise Refused("the loss is an alias of another value; cannot place the loss node")
+    # every other reader of a backward operator also reads its getitem
+    # nodes: they are taken before the operator's value is used, so they
+    # live at least as long as it, and the outputs the operator's value
+    # holds are always counted
+    gets = {}
+    for g, (op, _) in extract1.items():
+        gets.setdefault(op, []).append(g)
+    for d in out_nodes:
+        for op in [i for i in d.get("inputs", []) if i in gets]:
+            if d["id"] not in gets[op]:
+                d["inputs"] += [g for g in gets[op] if g not in d["inputs"]]
     j = Joint()
     j.nodes = out_nodes
     j.loss = loss_id
     j.tangent = tname
     j.placeholder = placeholder
     j.consts = consts
+    j.merged = merged
+    j.extract1 = extract1
     grads, outputs = {}, []
     for o, name in zip(outs[1:], names):
         if o is None:
