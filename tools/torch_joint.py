@@ -289,7 +289,12 @@ class Joint:
     outputs: ids of the parameter gradients (the graph's outputs).
     grads: {parameter name: fx node name of its gradient}.
     loss: id of the loss node; tangent: fx name of the loss gradient input.
-    placeholder: {fx placeholder name: remat input id}.
+    placeholder: {fx placeholder name: remat input id}; consts: {fx get_attr
+    name: attribute} (their ids are "const:" + attribute).
+    merged: {getitem node id: (fx name of a forward operator, indices of the
+    outputs it holds)}; extract1: {getitem node id: (fx name of a backward
+    operator, index of its output)}; folded: fx names of fresh tensors folded
+    into the operator that fills them in place.
     """
 
 
