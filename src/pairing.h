@@ -12,10 +12,23 @@
  * it computes: threshold_backward reads relu's output, the
  * convolution_backward of a layer reads the previous layer's output (the
  * value whose gradient it produces), native_batch_norm_backward reads the
- * statistics its forward saved. A backward node that reads no forward value
- * (a gradient sum, a parameter gradient's reduction) pairs with none, and
- * solvers place it by its backward inputs, as they always did for nodes
- * without grad_of (docs/solvers/).
+ * statistics its forward saved.
+ *
+ * One check keeps the pairing consistent with where the gradient goes. A
+ * forward input qualifies only when the pairs of all of the node's backward
+ * consumers lie at or before it (it, or its forward ancestors; a side
+ * value, which no forward node reads, counts at its inputs). The backward
+ * of a product of two branches' outputs (siamese towers meeting at a * b)
+ * reads the other branch's output, but its result flows into its own
+ * branch: it fails the check. A node with no qualifying input (and a node
+ * reading no forward value: a gradient sum, the gradient of a matrix
+ * product's input) takes its consumers' latest pair when they lie on one
+ * line of ancestors, else the plain rule; a backward node with neither a
+ * forward input nor a paired consumer pairs with none, and solvers place it
+ * by its backward inputs, as they always did for nodes without grad_of
+ * (docs/solvers/). Consumers are paired first (reverse topological order).
+ * The ancestor sets are bitsets, built for up to 4096 forward nodes; past
+ * that only the plain rule applies.
  */
 #ifndef REMAT_PAIRING_H
 #define REMAT_PAIRING_H

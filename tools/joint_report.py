@@ -33,7 +33,10 @@ MODELS = [
     ("gpt2", 1, []), ("transformer", 1, []), ("lstm64", 2, []), ("unet", 1, []),
     ("siamese", 2, []), ("tiny_cnn", 2, []), ("tiny_gpt", 2, []),
 ]
-RECOMPUTE = ["kusumoto-approx", "chen", "greedy", "twremat"]
+# the recomputing plan: the lowest peak kusumoto-approx finds, else chen's
+# default segments, else twremat at 95 %: the first that recomputes
+RECOMPUTE = [("kusumoto-approx", ["-O", "strategy=memory"], "lowest peak"),
+             ("chen", [], "auto segments"), ("twremat", ["-b", "95%"], "95 %")]
 
 
 def sh(cmd):
@@ -83,23 +86,24 @@ def main():
                 "equal" if r0["gradients"]["match"] else "DIFFER"))
         else:
             cells.append("replay failed: " + e0)
-        for s in RECOMPUTE:
+        for s, opt, what in RECOMPUTE:
             p = os.path.join(a.out, "%s.%s.json" % (spec, s))
-            rc, _, _ = sh([a.remat, "solve", g, "-s", s, "-b", "90%", "-o", p])
-            if rc == 0:
+            rc, _, _ = sh([a.remat, "solve", g, "-s", s] + opt + ["-o", p])
+            if rc == 0 and json.load(open(p))["cost"] > json.load(open(p))["baseline_cost"]:
                 break
         else:
-            cells += ["none at 90 %", "", "", ""]
+            cells += ["none recomputes", "", "", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
             continue
         r1, e1 = replay(a.remat, g, p)
         if r1:
-            cells += ["%s 90 %%" % s, str(r1["simulated_peak"]), "%d (%+.2f %%)" % (
+            cells += ["%s (%s)" % (s, what), "%d (%.1f %%)" % (
+                r1["simulated_peak"], 100.0 * r1["simulated_peak"] / peak), "%d (%+.2f %%)" % (
                 r1["measured_peak"], 100.0 * (r1["measured_peak"] / r1["simulated_peak"] - 1)),
                 "equal (max diff %.2g)" % r1["gradients"]["max_abs_diff"]
                 if r1["gradients"]["match"] else "DIFFER (%.2g)" % r1["gradients"]["max_abs_diff"]]
         else:
-            cells += ["%s 90 %%" % s, "", "replay failed: " + e1, ""]
+            cells += ["%s (%s)" % (s, what), "", "replay failed: " + e1, ""]
         print("| " + " | ".join(cells) + " |  <!-- %.0f s -->" % (time.time() - t0), flush=True)
 
 

@@ -21,11 +21,12 @@ check_info() { # FILE NODES PEAK COST
 check_info $J/tiny_cnn.json "59 \(input 19, fwd 15, loss 1, bwd 24\)" 97728 1826864
 check_info $J/tiny_gpt.json "151 \(input 31, fwd 47, loss 1, bwd 72\)" 319104 5640128
 check_info $J/resnet18.json "343 \(input 123, fwd 89, loss 1, bwd 130\)" 132175072 21329274816
+check_info $J/siamese.json "92 \(input 24, fwd 23, loss 1, bwd 44\)" 35636736 20891451396
 grep -q '"grad_of"' $J/tiny_cnn.json && { echo "FAIL: joint samples must carry no grad_of"; fails=$((fails+1)); }
 
 # ---- every solver at 90/80/70 % on the two small ones -------------------
 SOLVERS=$($REMAT list-solvers | grep -oE '^[a-z][a-z0-9_-]*')
-for g in $J/tiny_cnn.json $J/tiny_gpt.json; do
+for g in $J/tiny_cnn.json $J/tiny_gpt.json $J/siamese.json; do
     $REMAT info "$g" >"$T/info"
     lower=$(sed -n 's/^lower     no schedule peaks below \([0-9]*\) .*/\1/p' "$T/info")
     for s in $SOLVERS; do
@@ -57,10 +58,19 @@ for g in $J/tiny_cnn.json $J/tiny_gpt.json; do
         done
     done
     # pairing inferred from the data flow: these refused joint graphs before
-    for s in kusumoto-exact kusumoto-approx revolve chen; do
+    # (chen needs a chain: the towers have no articulation point)
+    want="kusumoto-exact kusumoto-approx revolve chen"
+    case $g in *siamese*) want="kusumoto-exact kusumoto-approx revolve join" ;; esac
+    for s in $want; do
         run $REMAT solve "$g" --solver $s --budget 90% -o "$T/p.json"
         expect_rc 0 "$g: $s plans at 90 % (pairing inferred)"
     done
+done
+# two towers meeting at a product: join's own shape, its backward paired
+# with the tower its gradient flows into
+for b in 90 80 70; do
+    run $REMAT solve $J/siamese.json --solver join --budget $b% -o "$T/p.json"
+    expect_rc 0 "siamese: join plans at $b %"
 done
 run $REMAT solve samples/kumar_fig1.json --solver revolve
 expect_rc 1 "revolve on a forward-only graph"
