@@ -46,9 +46,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_joint  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
-# relative tolerance of the gradient comparison, against the largest
-# reference magnitude of each parameter's gradient
+# gradient comparison: each parameter's gradient within GRAD_RTOL of its own
+# largest reference magnitude plus GRAD_GTOL of the largest over all
+# parameters. The second term is float32 summation order: a gradient that
+# cancels to about zero (a batch-norm bias feeding another batch norm) is
+# summed in another order by the traced graph than by eager autograd
+# (efficientnet_b0: 5.3e-4 against a largest gradient of 295, 1.8e-6 of it)
 GRAD_RTOL = 1e-4
+GRAD_GTOL = 1e-5
 
 
 def fail(msg):
@@ -184,6 +189,9 @@ def main():
     ap.add_argument("plan")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    ap.add_argument("--no-reseed", action="store_true",
+                    help="draw random operators from the running generator (a recomputed "
+                         "dropout then draws another mask: what the gradient check catches)")
     a = ap.parse_args()
 
     doc = load_json(a.graph, "remat-graph")
@@ -255,7 +263,7 @@ def main():
     remat = set(nodes)
     random_fx = [n.name for n in gm.graph.nodes if n.op == "call_function" and torch_joint.is_random(n.target)]
     seed_base = 1000003 * (int(recipe.get("seed", 0)) + 1)
-    seed_of = {name: seed_base + k for k, name in enumerate(random_fx)}
+    seed_of = {} if a.no_reseed else {name: seed_base + k for k, name in enumerate(random_fx)}
     # a forward operator's further outputs: one getitem node holds them
     merged_of = {}  # (op fx name, index) -> getitem node
     for gid, (op, ks) in joint.merged.items():
@@ -374,6 +382,8 @@ def main():
     stash.clear()
     ref, _ = reference_grads(recipe, dev, seed_base)
     worst, match = 0.0, True
+    big = max((float(r.abs().max()) for r in ref.values() if r is not None and r.numel()),
+              default=0.0)
     for name, r in ref.items():
         if r is None:
             continue
@@ -383,7 +393,7 @@ def main():
             continue
         d = float((g - r).abs().max()) if r.numel() else 0.0
         worst = max(worst, d)
-        if d > GRAD_RTOL * max(float(r.abs().max()), 1e-12) + 1e-12:
+        if d > GRAD_RTOL * float(r.abs().max()) + GRAD_GTOL * big:
             match = False
     if cuda:
         device = "%s (%s, torch %s)" % (dev, torch.cuda.get_device_name(dev), torch.__version__)

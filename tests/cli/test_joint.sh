@@ -157,6 +157,13 @@ p.pop("peak"); p.pop("cost")
 json.dump(p, open(sys.argv[3], "w"))
 PY
 replay "$T/twice.json" "tiny_gpt forward run twice (dropout recomputed)"
+# the check can fail: without reseeding, the recomputed dropout draws
+# another mask and the gradients differ
+run $PY tools/replay_torch.py $G "$T/twice.json" --no-reseed -o "$T/nr.json"
+python3 -c "
+import json; r = json.load(open('$T/nr.json'))
+assert r['gradients']['match'] is False and r['gradients']['max_abs_diff'] > 1e-3, r['gradients']
+" || { echo "FAIL: a recomputed dropout without reseeding must fail the gradient check"; fails=$((fails+1)); }
 run $REMAT solve $G -s chen -b 90% -o "$T/chen.json"
 replay "$T/chen.json" "tiny_gpt chen 90 % (recomputes)"
 G=$J/tiny_cnn.json
