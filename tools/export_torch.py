@@ -178,7 +178,9 @@ def build_graph(gm, example, forward_only):
             ids[n.name] = add(n.name, op="input", phase="input", cost=0, size=tensor_bytes(meta))
             continue
         if n.op == "get_attr":
-            t = getattr(gm, n.target) if "." not in n.target else gm.get_parameter(n.target)
+            t = gm
+            for part in n.target.split("."):   # a parameter or a buffer (swin_t's index)
+                t = getattr(t, part)
             ids[n.name] = pnode(n.target, t)
             continue
         if n.op == "output":
@@ -219,7 +221,13 @@ def build_graph(gm, example, forward_only):
 def export_layer(a, model, example):
     """--level layer: the torch.fx graph with synthesised backward nodes."""
     gm = trace(model, a.model)
-    nodes, _ = build_graph(gm, example, a.forward_only)
+    try:
+        nodes, _ = build_graph(gm, example, a.forward_only)
+    except Exception as ex:  # shape propagation or a rule failing: one line
+        where = torch_joint.where_in_model(ex.__traceback__)
+        sys.exit("export_torch: cannot build the layer graph of %s: %s: %s%s (the joint level "
+                 "handles it)" % (a.model, type(ex).__name__, str(ex).strip().splitlines()[0],
+                                  " at " + where if where else ""))
     nodes = [n for n in nodes if n is not None]
     source = ("tools/export_torch.py %s --level layer --batch %d (torch %s): torch.fx symbolic "
               "trace and shape propagation; sizes from shapes x dtype; costs are FLOP formulas; "
