@@ -11,11 +11,13 @@ O_SAN   ?= 0
 BUILD   ?= build
 SAMPLE  ?= samples/models/resnet18.json
 
-PKGS    := libcjson libcgraph libgvc
+PKGS    := libcjson libcgraph libgvc cbc
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
+# libraries' headers as system headers: Clp's C interface declares
+# Clp_newModel() without a prototype, which -Werror would refuse
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -I. \
-             $(shell pkg-config --cflags $(PKGS))
+             $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lglpk -lncursesw -lpthread -lm
 
 ifeq ($(O_SAN),1)
@@ -29,7 +31,7 @@ endif
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 O_CUDA  ?= $(if $(NVCC),1,0)
 
-CORE_SRC := $(wildcard src/*.c solvers/*.c render/*.c)
+CORE_SRC := $(wildcard src/*.c solvers/*.c solvers/*/*.c render/*.c)
 UI_SRC   := $(wildcard ui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
@@ -46,7 +48,7 @@ $(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
 all: $(BUILD)/remat $(if $(filter 1,$(O_CUDA)),$(BUILD)/remat-cuda)
 
 # the CUDA backend is its own program, so remat runs where CUDA does not
-$(BUILD)/remat-cuda: src/replay_cuda.cu $(BUILD)/libremat.a
+$(BUILD)/remat-cuda: ui/replay_cuda.cu $(BUILD)/libremat.a
 	$(NVCC) -O2 -I. $(shell pkg-config --cflags $(PKGS)) -o $@ $< $(BUILD)/libremat.a $(LDLIBS)
 
 $(BUILD)/%.o: %.c

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/fileio.h"
 #include "src/graph_io.h"
@@ -53,28 +54,45 @@ static void put_id(Buf *b, const char *s)
 static const char *const palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#ffff99",
                                       "#fb9a99", "#8dd3c7", "#bebada", "#80b1d3", "#fccde5"};
 
+/* Run counts and the values alive at the plan's peak, computed here when
+ * the caller has not computed them already. */
+static void marks_compute(const Graph *g, const Plan *plan, int *runs, unsigned char *at_peak)
+{
+    if (!plan)
+        return;
+    for (int t = 0; t < plan->T; t++)
+        runs[plan->steps[t]]++;
+    Sim s;
+    Err e;
+    if (sim_run(g, plan->steps, plan->T, &s, &e) == ERR_OK) {
+        if (s.peak_step >= 0) {
+            LiveValue *lv;
+            int n = sim_live_at(g, plan->steps, &s, s.peak_step, &lv);
+            for (int i = 0; i < n; i++)
+                if (lv[i].reason != LIVE_WORKSPACE)
+                    at_peak[lv[i].node] = 1;
+            free(lv);
+        }
+        sim_done(&s);
+    }
+}
+
 char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov)
+{
+    return export_dot_marked(g, plan, ov, NULL);
+}
+
+char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m)
 {
     Buf b = {xmalloc(4096), 0, 4096};
     b.s[0] = '\0';
-    int *runs = xcalloc((size_t)g->n, sizeof *runs);
-    unsigned char *at_peak = xcalloc((size_t)g->n, 1);
-    if (plan) {
-        for (int t = 0; t < plan->T; t++)
-            runs[plan->steps[t]]++;
-        Sim s;
-        Err e;
-        if (sim_run(g, plan->steps, plan->T, &s, &e) == ERR_OK) {
-            if (s.peak_step >= 0) {
-                LiveValue *lv;
-                int n = sim_live_at(g, plan->steps, &s, s.peak_step, &lv);
-                for (int i = 0; i < n; i++)
-                    if (lv[i].reason != LIVE_WORKSPACE)
-                        at_peak[lv[i].node] = 1;
-                free(lv);
-            }
-            sim_done(&s);
-        }
+    int *runs = xcalloc((size_t)g->n + 1, sizeof *runs);
+    unsigned char *at_peak = xcalloc((size_t)g->n + 1, 1);
+    if (m && plan) {
+        memcpy(runs, m->runs, (size_t)g->n * sizeof *runs);
+        memcpy(at_peak, m->alive, (size_t)g->n);
+    } else {
+        marks_compute(g, plan, runs, at_peak);
     }
     put(&b, "digraph ");
     put_id(&b, g->name[0] ? g->name : "graph");
@@ -155,11 +173,17 @@ static int gv_err_cb(char *msg)
 int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char *format,
                  const char *path, Err *e)
 {
+    return export_graph_marked(g, plan, ov, NULL, format, path, e);
+}
+
+int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m,
+                        const char *format, const char *path, Err *e)
+{
     int is_dot = !strcmp(format, "dot"), is_svg = !strcmp(format, "svg"),
         is_png = !strcmp(format, "png");
     if (!is_dot && !is_svg && !is_png)
         return err_set(e, ERR_USAGE, "unknown export format '%s' (dot, svg or png)", format);
-    char *dot = export_dot(g, plan, ov);
+    char *dot = export_dot_marked(g, plan, ov, m);
     int rc = ERR_OK;
     if (is_dot) {
         rc = file_write_all(path, dot, strlen(dot), e);
@@ -178,7 +202,13 @@ int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char
     } else if (gvLayout(gvc, ag, "dot") != 0) {
         rc = err_set(e, ERR_INVALID, "%s: Graphviz layout failed: %s", path, gv_err);
     } else {
-        FILE *f = fopen(path, "wb");
+        /* rendered beside the target and renamed, so an export stopped
+         * half-way (quitting the explorer) never leaves half a file */
+        size_t pl = strlen(path);
+        char *part = xmalloc(pl + 6);
+        memcpy(part, path, pl);
+        memcpy(part + pl, ".part", 6);
+        FILE *f = fopen(part, "wb");
         if (!f) {
             rc = err_set(e, ERR_IO, "%s: cannot write", path);
         } else {
@@ -186,7 +216,12 @@ int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char
                 rc = err_set(e, ERR_IO, "%s: Graphviz could not render %s: %s", path, format, gv_err);
             if (fclose(f) != 0 && !rc)
                 rc = err_set(e, ERR_IO, "%s: write failed", path);
+            if (!rc && rename(part, path) != 0)
+                rc = err_set(e, ERR_IO, "%s: cannot write", path);
+            if (rc)
+                remove(part);
         }
+        free(part);
         gvFreeLayout(gvc, ag);
     }
     if (ag)
@@ -195,4 +230,17 @@ int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char
     agseterrf(NULL);
     free(dot);
     return rc;
+}
+
+const char *export_format_of(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        return NULL;
+    static const char *const map[][2] = {{".dot", "dot"}, {".gv", "dot"}, {".svg", "svg"},
+                                         {".png", "png"}, {".json", "json"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcasecmp(dot, map[i][0]))
+            return map[i][1];
+    return NULL;
 }

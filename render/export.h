@@ -19,4 +19,21 @@ char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov);
 int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char *format,
                  const char *path, Err *e);
 
+/* Figures of the plan the caller already has (the explorer computes them
+ * once per plan): runs per node and the values alive at the plan's peak
+ * step, g->n entries each. */
+typedef struct ExportMarks {
+    const int *runs;
+    const unsigned char *alive;
+} ExportMarks;
+
+/* export_dot / export_graph with the marks given (m NULL: computed). */
+char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m);
+int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m,
+                        const char *format, const char *path, Err *e);
+
+/* The export format a file name asks for: "dot" (.dot, .gv), "svg",
+ * "png", "json", or NULL for any other name. */
+const char *export_format_of(const char *path);
+
 #endif

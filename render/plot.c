@@ -4,12 +4,13 @@
 #include "render/plot.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "src/units.h"
 
 int plot_steps(const PlotInput *in)
 {
-    int s = in->T > in->TB ? in->T : in->TB;
+    int s = in->T > 0 ? in->T : in->TB;
     return s > 0 ? s : 1;
 }
 
@@ -95,12 +96,14 @@ void plot_curve(const PlotInput *in, int w, int h, int64_t top, PlotCell *cells)
         if (budget_row >= h)
             budget_row = h - 1;
     }
+    int over_from = in->budget >= 0 ? eighths_of(in->budget, top, h) : -1;
     for (int c = 0; c < w; c++) {
         int hp = eighths_of(col_max(in->mem, in->T, c, steps, w), top, h);
-        int hb = eighths_of(col_max(in->base, in->TB, c, steps, w), top, h);
+        int hb = eighths_of(col_max(in->base, in->TB, c, in->TB > 0 ? in->TB : 1, w), top, h);
         for (int rb = 0; rb < h; rb++) {
             PlotCell *pc = &cells[(size_t)(h - 1 - rb) * w + c];
             pc->eighths = 0;
+            pc->over = over_from >= 0 && hp > over_from && rb * 8 + 8 > over_from;
             if (hp >= rb * 8 + 8) {
                 pc->kind = PC_PLAN;
                 pc->eighths = 8;
@@ -112,6 +115,8 @@ void plot_curve(const PlotInput *in, int w, int h, int64_t top, PlotCell *cells)
             } else {
                 pc->kind = PC_EMPTY;
             }
+            if (pc->kind != PC_PLAN)
+                pc->over = 0;
             if (rb == budget_row && pc->kind != PC_PLAN)
                 pc->kind = PC_BUDGET;
         }
@@ -122,6 +127,7 @@ void plot_curve(const PlotInput *in, int w, int h, int64_t top, PlotCell *cells)
             PlotCell *pc = &cells[(size_t)(h - 1 - rb) * w + c];
             pc->kind = PC_PEAK;
             pc->eighths = 0;
+            pc->over = 0;
         }
     }
 }
@@ -161,4 +167,33 @@ int64_t plot_slider_value(int c, int64_t lo, int64_t hi, int w)
         return hi;
     long double f = (long double)(hi - lo) * c / (w - 1);
     return lo + (int64_t)(f + 0.5L);
+}
+
+static void bytes_decimals(int64_t b, int u, int dec, char *buf, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)b;
+    for (int i = 0; i < u; i++)
+        v /= 1024.0;
+    snprintf(buf, n, "%.*f %s", dec, v, unit[u]);
+}
+
+void plot_bytes_pair(int64_t a, int64_t b, char *abuf, size_t an, char *bbuf, size_t bn)
+{
+    units_format_bytes(a, abuf, an);
+    units_format_bytes(b, bbuf, bn);
+    if (a == b || strcmp(abuf, bbuf))
+        return;
+    int64_t m = a > b ? a : b;
+    int u = 0;
+    for (double v = (double)m; v >= 1024.0 && u < 5; v /= 1024.0)
+        u++;
+    for (int dec = 1; u > 0 && dec <= 3; dec++) {
+        bytes_decimals(a, u, dec, abuf, an);
+        bytes_decimals(b, u, dec, bbuf, bn);
+        if (strcmp(abuf, bbuf))
+            return;
+    }
+    snprintf(abuf, an, "%lld B", (long long)a);
+    snprintf(bbuf, bn, "%lld B", (long long)b);
 }

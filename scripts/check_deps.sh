@@ -6,16 +6,20 @@
 # Exits non-zero naming every offending line.
 bad=0
 check() { # dir pattern why [file to skip]
-    hits=$(grep -nE "$2" $1/*.c $1/*.h 2>/dev/null | grep -v "^${4:-@none@}:")
+    hits=$(find $1 -name '*.[ch]' -o -name '*.cu' | sort | xargs grep -nE "$2" 2>/dev/null | grep -v "^${4:-@none@}:")
     if [ -n "$hits" ]; then
         echo "check-deps: $1/ must not $3:"; echo "$hits"; bad=1
     fi
 }
 check src '#include *[<"](n?curses|ncursesw/|graphviz/gvc|solvers/|render/|ui/)' "include curses, gvc, solvers/, render/ or ui/"
-# solvers/ see only src/ and libc; the one exception is GLPK, the MILP
-# engine behind the exact reference solver (checkmate.c)
-check solvers '#include *[<"](n?curses|ncursesw/|graphviz/|render/|ui/|cjson/)' "include anything but src/, libc and glpk.h"
+# solvers/ see only src/ and libc; the exceptions are the MILP/LP engines
+# behind the exact solvers (GLPK in checkmate/free.c, CBC/CLP in
+# checkmate/milp.c and lp.c), which live in solvers/ for that reason
+check solvers '#include *[<"](n?curses|ncursesw/|graphviz/|render/|ui/|cjson/)' "include anything but src/, libc, glpk.h and CBC's C interface"
 check render '#include *[<"](n?curses|ncursesw/|ui/|solvers/)' "include curses, solvers/ or ui/"
+# paths name their folder from the top: a relative climb would hide a
+# dependency from the checks above
+for d in src solvers render ui; do check $d '#include *"\.\./' "climb with ../ in an include"; done
 # xalloc.c is the one exception: out of memory prints a line and aborts
 check src '(^|[^a-z_])(printf|puts|fputs|putchar|fprintf|exit) *\(' "print or exit (only ui/ does)" src/xalloc.c
 [ $bad -eq 0 ] && echo "check-deps: ok"

@@ -3,7 +3,7 @@
 # Checks first (dpkg -s), so on a prepared machine it does nothing; otherwise
 # runs apt-get (through sudo when not root).
 set -e
-PKGS="build-essential pkg-config libcjson-dev libgraphviz-dev graphviz libcmocka-dev libglpk-dev libncurses-dev tmux clang python3-torch python3-torchvision python3-onnx"
+PKGS="build-essential pkg-config libcjson-dev libgraphviz-dev graphviz libcmocka-dev libglpk-dev coinor-libcbc-dev libncurses-dev tmux clang python3-torch python3-torchvision python3-onnx"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

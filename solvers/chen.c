@@ -18,9 +18,9 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"segments", "auto",
-     "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("segments", "auto", 1, 1e9, "auto",
+              "number of segments; auto: ~sqrt(candidates), or with a budget the cheapest count that fits"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -33,12 +33,8 @@ typedef struct {
     int *seg;       /* segment of each forward node, -1 otherwise */
     unsigned char *ck;
     int nseg;
-    /* peak and cost of each segment count tried by the budget search; they
-     * do not depend on the budget, so later budgets reuse them */
-    int *tab_k;
-    int64_t *tab_peak;
-    double *tab_cost;
-    int ntab;
+    /* the segment counts the budget search tried are the solver's
+     * candidates (Solver.cands, tag = count): budget-independent */
 } Chen;
 
 static int is_fwd(const Graph *g, int v)
@@ -319,70 +315,40 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
     free(heap);
 }
 
-/* Simulate every segment count of the budget search once (at most ~128:
- * every count on small graphs, an even spread on large ones). */
-static int fill_table(const Graph *g, Chen *st, Plan *tmp, Progress *p, Err *e)
+static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
 {
-    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
-    int cap = (span + step - 1) / step + 1, n = 0;
-    int *ks = xmallocarray((size_t)cap, sizeof *ks);
-    int64_t *pk = xmallocarray((size_t)cap, sizeof *pk);
-    double *co = xmallocarray((size_t)cap, sizeof *co);
-    int rc = ERR_OK;
-    for (int k = 1; k <= span; k += step) {
-        if (progress_cancelled(p)) {
-            rc = err_set(e, ERR_CANCELLED, "chen: cancelled");
-            break;
-        }
-        build(g, st, k, tmp);
-        Sim sim;
-        Err se;
-        err_clear(&se);
-        if (sim_run(g, tmp->steps, tmp->T, &sim, &se)) {
-            rc = err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
-            break;
-        }
-        ks[n] = k;
-        pk[n] = sim.peak;
-        co[n] = sim.cost;
-        n++;
-        sim_done(&sim);
-        progress_set(p, (double)n / cap);
-    }
-    if (rc) {
-        free(ks);
-        free(pk);
-        free(co);
-        return rc;
-    }
-    st->tab_k = ks;
-    st->tab_peak = pk;
-    st->tab_cost = co;
-    st->ntab = n;
+    (void)p;
+    (void)e;
+    const Solver *s = ctx;
+    build(s->g, s->state, c->tag, out);
     return ERR_OK;
 }
 
-/* The cheapest count whose peak fits the budget (ties: lower peak), else
- * the one with the lowest peak (ties: lower cost). */
-static int pick_count(const Chen *st, int64_t budget)
+/* Simulate every segment count of the budget search once (at most ~128:
+ * every count on small graphs, an even spread on large ones) into the
+ * solver's candidate set; a budget is then a pick (src/cands.h). */
+static int fill_table(Solver *s, Plan *tmp, Progress *p, Err *e)
 {
-    int best = -1, bfits = 0;
-    for (int i = 0; i < st->ntab; i++) {
-        int fits = st->tab_peak[i] <= budget;
-        int64_t p = st->tab_peak[i];
-        double c = st->tab_cost[i];
-        int better = best < 0 || (fits && !bfits);
-        if (best >= 0 && fits == bfits) {
-            int64_t bp = st->tab_peak[best];
-            double bc = st->tab_cost[best];
-            better = fits ? (c < bc || (c == bc && p < bp)) : (p < bp || (p == bp && c < bc));
+    Chen *st = s->state;
+    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
+    int cap = (span + step - 1) / step + 1;
+    s->cands.rebuild = rebuild;
+    s->cands.ctx = s;
+    for (int k = 1; k <= span; k += step) {
+        if (progress_cancelled(p)) {
+            cands_clear(&s->cands);
+            return err_set(e, ERR_CANCELLED, "chen: cancelled");
         }
-        if (better) {
-            best = i;
-            bfits = fits;
+        build(s->g, st, k, tmp);
+        Err se;
+        err_clear(&se);
+        if (cands_add_steps(&s->cands, s->g, tmp->steps, tmp->T, 0, k, NULL, "chen", &se) < 0) {
+            cands_clear(&s->cands);
+            return err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
         }
+        progress_set(p, (double)s->cands.n / cap);
     }
-    return st->tab_k[best];
+    return ERR_OK;
 }
 
 static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
@@ -401,9 +367,9 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         if (k < 1)
             k = 1;
     } else {
-        if (!st->ntab)
-            rc = fill_table(g, st, out, p, e);
-        k = rc ? 0 : pick_count(st, budget);
+        if (!s->cands.n)
+            rc = fill_table(s, out, p, e);
+        k = rc ? 0 : s->cands.c[cands_pick(&s->cands, budget)].tag;
     }
     if (rc) {
         plan_reset(out);
@@ -412,14 +378,6 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         build(g, st, k, out);
     }
     return rc;
-}
-
-/* Candidates, the order and the table of segment counts are computed once;
- * a new budget only picks from the table and builds one schedule. */
-static int chen_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
-{
-    (void)prev;
-    return chen_solve(s, budget, out, p, e);
 }
 
 static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
@@ -462,9 +420,6 @@ static void chen_release(Solver *s)
         free(st->pos);
         free(st->seg);
         free(st->ck);
-        free(st->tab_k);
-        free(st->tab_peak);
-        free(st->tab_cost);
     }
     free(st);
 }
@@ -472,11 +427,9 @@ static void chen_release(Solver *s)
 const SolverClass solver_chen = {
     .name = "chen",
     .title = "Chen et al. sqrt(n) checkpointing: keep segment boundaries, recompute each segment in backward",
-    .caps = SOLVER_INCREMENTAL | SOLVER_STRUCTURE,
     .params = params,
     .prepare = chen_prepare,
     .solve = chen_solve,
-    .resolve = chen_resolve,
     .describe = chen_describe,
     .release = chen_release,
 };

@@ -25,10 +25,11 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"heavy", "conv,matmul,linear,gemm,bmm,addmm,dense,mm",
-     "op-name substrings of compute-heavy operators (never recomputed)"},
-    {"heavy_ratio", "0", "also treat a forward node as heavy if cost >= ratio x mean forward cost (0: off)"},
-    {NULL, NULL, NULL},
+    OPT_P_TEXT("heavy", "conv,matmul,linear,gemm,bmm,addmm,dense,mm",
+               "op-name substrings of compute-heavy operators (never recomputed)"),
+    OPT_P_NUM("heavy_ratio", "0", 0, 1e12, NULL,
+              "also treat a forward node as heavy if cost >= ratio x mean forward cost (0: off)"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -316,7 +317,6 @@ static void echo_release(Solver *s)
 const SolverClass solver_echo = {
     .name = "echo",
     .title = "Echo: recompute cheap subgraphs between heavy ops where the global footprint falls",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = echo_prepare,
     .solve = echo_solve,

@@ -19,8 +19,9 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"max_steps", "auto", "give up past this many steps (auto: 50 x nodes + 10000); tight budgets can make greedy thrash"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("max_steps", "auto", 1, 1e12, "auto",
+              "give up past this many steps (auto: 50 x nodes + 10000); tight budgets can make greedy thrash"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -247,14 +248,6 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     return rc;
 }
 
-/* The walk depends only on the budget and the prepared order. */
-static int greedy_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
-                          Err *e)
-{
-    (void)prev;
-    return greedy_solve(s, budget, out, p, e);
-}
-
 static void greedy_release(Solver *s)
 {
     Greedy *st = s->state;
@@ -268,10 +261,8 @@ static void greedy_release(Solver *s)
 const SolverClass solver_greedy = {
     .name = "greedy",
     .title = "GreedyRemat (XLA): walk a topological order, drop and recompute the largest value when over budget",
-    .caps = SOLVER_INCREMENTAL,
     .params = params,
     .prepare = greedy_prepare,
     .solve = greedy_solve,
-    .resolve = greedy_resolve,
     .release = greedy_release,
 };

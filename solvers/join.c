@@ -559,28 +559,6 @@ static int join_prepare(Solver *s, Err *e)
     return rc;
 }
 
-/* The running best of join_solve's scan. */
-typedef struct {
-    PlanPick pk;        /* the choice itself (src/solver.h) */
-    int c, kind, het;   /* which candidate it kept */
-} Best;
-
-/* Simulate the candidate in tmp and offer it to the running choice. */
-static int consider(const Graph *g, const Plan *tmp, int64_t budget, int c, int kind, int het,
-                    Best *bb, Err *e)
-{
-    Sim sim;
-    if (sim_run(g, tmp->steps, tmp->T, &sim, e) != ERR_OK)
-        return e->code;
-    if (plan_pick_offer(&bb->pk, 0, budget, sim.peak, sim.cost)) {
-        bb->c = c;
-        bb->kind = kind;
-        bb->het = het;
-    }
-    sim_done(&sim);
-    return ERR_OK;
-}
-
 static void baseline_plan(const Graph *g, Plan *out)
 {
     int T;
@@ -591,69 +569,100 @@ static void baseline_plan(const Graph *g, Plan *out)
     free(bl);
 }
 
-/* Candidates: the DP (or naive) schedule for every slot count from
- * Theorem 3.3's minimum up, the heterogeneous per-branch schedules
- * (model auto or heterogeneous) and the plain sweep
- * (no recomputation); the cheapest whose simulated peak fits wins, else
- * the lowest peak. */
-static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* A candidate's tag: kind (0 the DP, 1 naive, 2 the plain sweep, 3 a
+ * heterogeneous per-branch schedule) and its slot count or index. */
+#define TAG(kind, x) ((kind) * 1000000 + (x))
+#define TAG_KIND(t) ((t) / 1000000)
+#define TAG_X(t) ((t) % 1000000)
+
+static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
+{
+    (void)p;
+    const Solver *s = ctx;
+    const Join *st = s->state;
+    int kind = TAG_KIND(c->tag), x = TAG_X(c->tag);
+    if (kind == 2)
+        baseline_plan(s->g, out);
+    else if (kind == 3)
+        build_het(st, &st->cands[x], out);
+    else if (build(st, x, kind, out))
+        return err_set(e, ERR_INVALID, "join: slot count %d builds no schedule", x);
+    return ERR_OK;
+}
+
+/* Candidates, simulated once: the DP (or naive) schedule for every slot
+ * count from Theorem 3.3's minimum up, the heterogeneous per-branch
+ * schedules (model auto or heterogeneous) and the plain sweep (no
+ * recomputation). The optimal strategy also tries naive schedules, since
+ * the DP's slot model does not see the simulator's bytes. */
+static int fill_cands(Solver *s, Progress *p, Err *e)
 {
     Join *st = s->state;
+    s->cands.rebuild = rebuild;
+    s->cands.ctx = s;
     Plan tmp;
     plan_init(&tmp);
-    Best bb = {.c = 0, .kind = -1, .het = -1};
-    plan_pick_init(&bb.pk);
     int hi = st->strategy == 2 ? st->cmin : st->dp.C;
     int lo = st->strategy == 0 ? 0 : st->cmin;
     int homog = st->model != 2 || st->strategy != 0;
     int rc = ERR_OK;
-    /* candidate (c, kind): kind 0 the DP, 1 naive, 2 the plain sweep; the
-     * optimal strategy also tries naive schedules, since the DP's slot
-     * model does not see the simulator's bytes */
     for (int c = hi; c >= lo && rc == ERR_OK; c--)
         for (int kind = 0; kind < 3 && rc == ERR_OK; kind++) {
             if (progress_cancelled(p)) {
-                plan_done(&tmp);
-                return err_set(e, ERR_CANCELLED, "join: cancelled");
+                rc = err_set(e, ERR_CANCELLED, "join: cancelled");
+                break;
             }
             if (kind == 2 ? (c != lo || st->strategy == 2)
                           : !homog || (kind != (st->strategy == 1) && st->strategy != 0))
                 continue;
             if (kind < 2 && c < st->cmin)
                 continue;
-            if (kind == 2)
-                baseline_plan(s->g, &tmp);
-            else if (build(st, c, kind, &tmp))
+            Cand k = {.tag = TAG(kind, kind == 2 ? 0 : c)};
+            if (rebuild(s, &k, &tmp, p, e) != ERR_OK) {
+                err_clear(e);
                 continue;
-            rc = consider(s->g, &tmp, budget, c, kind, -1, &bb, e);
+            }
+            if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, k.tag, NULL, "join", e) < 0)
+                rc = e->code;
         }
     if (st->model && st->strategy == 0)
         for (int i = 0; i < st->n_cands && rc == ERR_OK; i++) {
             if (progress_cancelled(p)) {
-                plan_done(&tmp);
-                return err_set(e, ERR_CANCELLED, "join: cancelled");
+                rc = err_set(e, ERR_CANCELLED, "join: cancelled");
+                break;
             }
             build_het(st, &st->cands[i], &tmp);
-            rc = consider(s->g, &tmp, budget, 0, 3, i, &bb, e);
+            if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, TAG(3, i), NULL, "join", e) < 0)
+                rc = e->code;
         }
     plan_done(&tmp);
     if (rc)
+        cands_clear(&s->cands);
+    return rc;
+}
+
+/* Made once, the candidates make every budget a pick: the cheapest whose
+ * simulated peak fits, else the lowest peak (src/cands.h). */
+static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Join *st = s->state;
+    int rc;
+    if (!s->cands.n && (rc = fill_cands(s, p, e)))
         return rc;
-    st->best_c = bb.kind < 2 ? bb.c : 0;
-    st->best_kind = bb.kind;
-    st->best_het = bb.het;
-    if (bb.kind == 2)
-        baseline_plan(s->g, out);
-    else if (bb.kind == 3)
-        build_het(st, &st->cands[bb.het], out);
-    else
-        build(st, bb.c, bb.kind, out);
-    if (!bb.pk.fits) {
+    int i = cands_pick(&s->cands, budget);
+    const Cand *c = &s->cands.c[i];
+    int kind = TAG_KIND(c->tag);
+    st->best_kind = kind;
+    st->best_c = kind < 2 ? TAG_X(c->tag) : 0;
+    st->best_het = kind == 3 ? TAG_X(c->tag) : -1;
+    if ((rc = cands_emit(&s->cands, i, out, p, e)))
+        return rc;
+    if (budget != PLAN_NO_BUDGET && c->peak > budget) {
         /* solver_plan puts the measured figures in front of this reason */
         char how[64];
-        if (bb.kind == 2)
+        if (kind == 2)
             snprintf(how, sizeof how, "without recomputation");
-        else if (bb.kind == 3)
+        else if (kind == 3)
             snprintf(how, sizeof how, "from a heterogeneous per-branch schedule");
         else
             snprintf(how, sizeof how, "with %d", st->best_c);
@@ -662,14 +671,6 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
                        st->cmin, how);
     }
     return ERR_OK;
-}
-
-/* The tables stay in state: a new budget re-runs the slot scan only. */
-static int join_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
-                        Err *e)
-{
-    (void)prev;
-    return join_solve(s, budget, out, p, e);
 }
 
 static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
@@ -720,25 +721,23 @@ static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 }
 
 static const SolverParam params[] = {
-    {"strategy", "optimal",
-     "optimal (the join DP), naive (each branch advanced in one piece, in order) or min-memory "
-     "(Theorem 3.3's smallest slot count only)"},
-    {"model", "auto",
-     "homogeneous (the join DP on unit slots), heterogeneous (per-branch chain DPs over the "
-     "stages' costs and sizes, branches reversed one after the other) or auto (both; the "
-     "simulated best wins)"},
-    {"mem_resolution", "64", "memory buckets per branch of the heterogeneous DPs (branch forward "
-     "bytes / this)"},
-    {NULL, NULL, NULL}};
+    OPT_P_CHOICE("strategy", "optimal", "optimal|naive|min-memory",
+                 "optimal (the join DP), naive (each branch advanced in one piece, in order) or "
+                 "min-memory (Theorem 3.3's smallest slot count only)"),
+    OPT_P_CHOICE("model", "auto", "auto|homogeneous|heterogeneous",
+                 "homogeneous (the join DP on unit slots), heterogeneous (per-branch chain DPs over "
+                 "the stages' costs and sizes, branches reversed one after the other) or auto (both; "
+                 "the simulated best wins)"),
+    OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
+              "memory buckets per branch of the heterogeneous DPs (branch forward bytes / this)"),
+    OPT_P_END};
 
 const SolverClass solver_join = {
     .name = "join",
     .title = "Join graphs: k chains meeting at a join (Beaumont et al. 2020 DP, Theorem 3.3)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = join_prepare,
     .solve = join_solve,
-    .resolve = join_resolve,
     .describe = join_describe,
     .release = join_release,
 };

@@ -34,7 +34,7 @@ typedef struct {
     int64_t dp_peak;    /* model peak */
     int64_t peak;       /* simulated */
     double cost;
-} Cand;
+} KusCand;
 
 typedef struct {
     KusFamily *f;
@@ -47,7 +47,7 @@ typedef struct {
     int memory;         /* strategy=memory */
     double unit;        /* cost bucket */
     long front_max;
-    Cand *cand;
+    KusCand *cand;
     int ncand, capc;
     int have_front;
     int last;           /* candidate of the last solve, for describe */
@@ -125,7 +125,21 @@ static int kus_prepare(Solver *s, Err *e)
     return ERR_OK;
 }
 
-static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err *e)
+/* A candidate's schedule from its chain (tag: index into Kus.cand). */
+static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
+{
+    (void)p;
+    (void)e;
+    const Solver *s = ctx;
+    const KusCand *x = &((const Kus *)s->state)->cand[c->tag];
+    kus_emit(s->g, x->fam, x->chain, x->k, out, NULL);
+    return ERR_OK;
+}
+
+/* Simulate a chain's canonical strategy once and keep it twice over: its
+ * model figures here (describe, the front walk), its simulated figures in
+ * the solver's candidate set, where budgets pick from. */
+static void add_cand(Solver *s, const KusFamily *f, int *chain, int k, Err *e)
 {
     Kus *st = s->state;
     for (int c = 0; c < st->ncand; c++)
@@ -134,7 +148,7 @@ static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err
             free(chain);
             return;
         }
-    Cand cd = {.fam = f, .chain = chain, .k = k};
+    KusCand cd = {.fam = f, .chain = chain, .k = k};
     kus_chain_model(f, chain, k, st->unit, &cd.tb, &cd.dp_peak);
     Plan pl;
     plan_init(&pl);
@@ -145,6 +159,9 @@ static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err
         cd.cost = sim.cost;
         sim_done(&sim);
         xgrow((void **)&st->cand, &st->capc, st->ncand + 1, sizeof *st->cand);
+        s->cands.rebuild = rebuild;
+        s->cands.ctx = s;
+        cands_add(&s->cands, NULL, pl.T, cd.peak, cd.cost, st->ncand, NULL, cls_name(s));
         st->cand[st->ncand++] = cd;
     } else {
         free(chain);   /* cannot happen for a canonical strategy; e says why */
@@ -152,17 +169,19 @@ static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err
     plan_done(&pl);
 }
 
-static void drop_front(Kus *st)
+static void drop_front(Solver *s)
 {
+    Kus *st = s->state;
     for (int c = 0; c < st->ncand; c++)
         free(st->cand[c].chain);
     st->ncand = 0;
     st->have_front = 0;
+    cands_clear(&s->cands);
 }
 
-static int cancelled(Kus *st, const Solver *s, Err *e)
+static int cancelled(Solver *s, Err *e)
 {
-    drop_front(st);
+    drop_front(s);
     return err_set(e, ERR_CANCELLED, "%s: cancelled", cls_name(s));
 }
 
@@ -178,7 +197,7 @@ static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
         int64_t mid = lo + (hi - lo) / 2;
         int r = kus_dp(f, mid, st->unit, KUS_FEASIBLE, NULL, p);
         if (r < 0)
-            return cancelled(st, s, e);
+            return cancelled(s, e);
         if (r > 0)
             hi = mid;
         else
@@ -195,7 +214,7 @@ static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
          * overhead and cache, the simulator may rank them otherwise */
         int got = kus_dp_front(f, B, st->unit, FRONT_LABELS, chains, ks, p);
         if (got < 0)
-            return cancelled(st, s, e);
+            return cancelled(s, e);
         if (got == 0)
             break;   /* cannot happen at or above bmin */
         int tb;
@@ -215,7 +234,7 @@ static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
     int *chain = NULL;
     int k = kus_dp(f, bmin, st->unit, KUS_MAX_T, &chain, p);
     if (k < 0)
-        return cancelled(st, s, e);
+        return cancelled(s, e);
     if (k > 0)
         add_cand(s, f, chain, k, &se);
     if (!st->ncand)
@@ -235,41 +254,13 @@ static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         if (rc)
             return rc;
     }
-    int best = -1, bfits = 0;
-    for (int c = 0; c < st->ncand; c++) {
-        const Cand *x = &st->cand[c];
-        int fits = budget == PLAN_NO_BUDGET || x->peak <= budget;
-        if (best < 0) {
-            best = c;
-            bfits = fits;
-            continue;
-        }
-        const Cand *b = &st->cand[best];
-        int better;
-        if (st->memory)
-            better = x->peak < b->peak || (x->peak == b->peak && x->cost < b->cost);
-        else if (fits != bfits)
-            better = fits;
-        else if (fits)
-            better = x->cost < b->cost || (x->cost == b->cost && x->peak < b->peak);
-        else
-            better = x->peak < b->peak || (x->peak == b->peak && x->cost < b->cost);
-        if (better) {
-            best = c;
-            bfits = fits;
-        }
-    }
+    /* time: the one pick rule; memory: the lowest peak whatever the budget */
+    int best = st->memory ? cands_pick_lowest(&s->cands) : cands_pick(&s->cands, budget);
+    best = s->cands.c[best].tag;
     st->last = best;
     kus_emit(s->g, st->cand[best].fam, st->cand[best].chain, st->cand[best].k, out, NULL);
     progress_set(p, 1);
     return ERR_OK;
-}
-
-/* The front is kept in state: a new budget is a lookup over it. */
-static int kus_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
-{
-    (void)prev;
-    return kus_solve(s, budget, out, p, e);
 }
 
 static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
@@ -279,7 +270,7 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const Kus *st = s->state;
     if (st->last < 0)
         return ERR_OK;
-    const Cand *c = &st->cand[st->last];
+    const KusCand *c = &st->cand[st->last];
     int *blk = xmallocarray((size_t)s->g->n, sizeof *blk);
     Plan tmp;
     plan_init(&tmp);
@@ -315,7 +306,7 @@ static void kus_release(Solver *s)
     Kus *st = s->state;
     if (!st)
         return;
-    drop_front(st);
+    drop_front(s);
     free(st->cand);
     kus_family_free(st->f);
     kus_family_free(st->f2);
@@ -323,30 +314,28 @@ static void kus_release(Solver *s)
 }
 
 #define COMMON_PARAMS \
-    {"strategy", "time", \
-     "time: least overhead whose simulated peak meets the budget; memory: lowest peak"}, \
-    {"resolution", "64", "overhead buckets per total forward cost in the DP table"}, \
-    {"front_max", "64", "most DP runs when walking the (overhead, peak) front"}
+    OPT_P_CHOICE("strategy", "time", "time|memory", \
+                 "time: least overhead whose simulated peak meets the budget; memory: lowest peak"), \
+    OPT_P_INT("resolution", "64", 1, 100000, NULL, "overhead buckets per total forward cost in the DP table"), \
+    OPT_P_INT("front_max", "64", 1, 100000, NULL, "most DP runs when walking the (overhead, peak) front")
 
 static const SolverParam params_exact[] = {
     COMMON_PARAMS,
-    {"max_lower_sets", "10000", "refuse graphs whose forward part has more lower sets"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("max_lower_sets", "10000", 1, 1e12, NULL, "refuse graphs whose forward part has more lower sets"),
+    OPT_P_END,
 };
 
 static const SolverParam params_approx[] = {
     COMMON_PARAMS,
-    {NULL, NULL, NULL},
+    OPT_P_END,
 };
 
 const SolverClass solver_kusumoto_exact = {
     .name = "kusumoto-exact",
     .title = "Kusumoto et al.: DP over all lower sets of the forward part (canonical strategy)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params_exact,
     .prepare = kus_prepare,
     .solve = kus_solve,
-    .resolve = kus_resolve,
     .describe = kus_describe,
     .release = kus_release,
 };
@@ -354,11 +343,9 @@ const SolverClass solver_kusumoto_exact = {
 const SolverClass solver_kusumoto_approx = {
     .name = "kusumoto-approx",
     .title = "Kusumoto et al.: DP over ancestor sets of single nodes (fast approximation)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params_approx,
     .prepare = kus_prepare,
     .solve = kus_solve,
-    .resolve = kus_resolve,
     .describe = kus_describe,
     .release = kus_release,
 };

@@ -13,11 +13,12 @@
  * terms), which only lowers cost and memory.
  *
  * Slots of non-forward nodes: a gradient node goes with the block of the
- * forward node it pairs with (grad_of, or src/pairing.h's inference); the loss goes first (slot k, right after the last forward
- * block); every node must come no earlier than its non-forward inputs, so
- * its slot is at most theirs. A node with no forward grad_of (a parameter
- * gradient, a gradient sum) runs just before its first consumer, or as soon
- * as its inputs allow when nothing reads it. */
+ * forward node it pairs with (grad_of, or src/pairing.h's inference); the
+ * loss goes first (slot k, right after the last forward block); every node
+ * must come no earlier than its non-forward inputs, so its slot is at most
+ * theirs. A node paired with none (a parameter gradient, a gradient sum)
+ * runs just before its first consumer, or as soon as its inputs allow when
+ * nothing reads it. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,8 +15,9 @@
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"order", "graph", "graph: the file's topological order; memory: greedy memory-aware order"},
-    {NULL, NULL, NULL},
+    OPT_P_CHOICE("order", "graph", "graph|memory",
+                 "graph: the file's topological order; memory: greedy memory-aware order"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -122,7 +123,7 @@ static void noremat_release(Solver *s)
 const SolverClass solver_noremat = {
     .name = "noremat",
     .title = "no recomputation: run every node once, free each value after its last use",
-    .caps = SOLVER_BUDGETLESS | SOLVER_INCREMENTAL,
+    .caps = SOLVER_BUDGETLESS,
     .params = params,
     .prepare = noremat_prepare,
     .solve = noremat_solve,

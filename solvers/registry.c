@@ -11,12 +11,15 @@
     X(greedy) \
     X(echo) \
     X(checkmate) \
+    X(checkmate_free) \
+    X(checkmate_lp) \
     X(twremat) \
     X(revolve) \
     X(join) \
     X(kusumoto_exact) \
     X(kusumoto_approx) \
-    X(fastsa)
+    X(fastsa) \
+    X(auto)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)

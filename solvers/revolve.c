@@ -225,42 +225,71 @@ static void hetero_emit(void *ctx, int stage, int bwd)
         emit_fwd(em->s, stage, stage + 1, em->out);
 }
 
-/* Every bucket count whose DP value is finite gives one candidate; keep
- * the cheapest whose simulated peak fits, else the lowest peak. */
-static int hetero_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* A candidate's schedule again from its tag (slot count, or bucket count
+ * with the heterogeneous model): cheaper than keeping every schedule. */
+static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
+{
+    (void)p;
+    (void)e;
+    const Solver *s = ctx;
+    const Revolve *st = s->state;
+    plan_reset(out);
+    if (st->hetero) {
+        Emit em = {s, out};
+        chaindp_walk(&st->dp, 0, st->L, c->tag, hetero_emit, &em);
+    } else {
+        build(s, c->tag, out);
+    }
+    return ERR_OK;
+}
+
+/* The candidates, simulated once: every slot count 1..L (homogeneous), or
+ * every bucket count whose DP value is finite and new (heterogeneous). */
+static int fill_cands(Solver *s, Progress *p, Err *e)
 {
     Revolve *st = s->state;
+    s->cands.rebuild = rebuild;
+    s->cands.ctx = s;
     Plan tmp;
     plan_init(&tmp);
-    PlanPick pk;
-    plan_pick_init(&pk);
     double prev = -1;
-    for (int m = 0; m <= st->dp.R; m++) {
+    int n = st->hetero ? st->dp.R + 1 : st->L, rc = ERR_OK;
+    for (int i = 0; i < n && rc == ERR_OK; i++) {
         if (progress_cancelled(p)) {
-            plan_done(&tmp);
-            return err_set(e, ERR_CANCELLED, "revolve: cancelled");
+            rc = err_set(e, ERR_CANCELLED, "revolve: cancelled");
+            break;
         }
-        double h = chaindp_cost(&st->dp, 0, st->L, m);
-        if (h >= CHAIN_DP_INF || h == prev)
-            continue;   /* same DP value: the same strategy, skip the simulation */
-        prev = h;
-        plan_reset(&tmp);
-        Emit em = {s, &tmp};
-        chaindp_walk(&st->dp, 0, st->L, m, hetero_emit, &em);
-        Sim sim;
-        if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
-            plan_done(&tmp);
-            return e->code;
+        int tag = st->hetero ? i : i + 1;
+        if (st->hetero) {
+            double h = chaindp_cost(&st->dp, 0, st->L, tag);
+            if (h >= CHAIN_DP_INF || h == prev)
+                continue;   /* same DP value: the same strategy */
+            prev = h;
         }
-        plan_pick_offer(&pk, m, budget, sim.peak, sim.cost);
-        sim_done(&sim);
+        rebuild(s, &(Cand){.tag = tag}, &tmp, p, e);
+        if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, tag, NULL, "revolve", e) < 0)
+            rc = e->code;
     }
     plan_done(&tmp);
-    st->best_m = pk.best;
-    plan_reset(out);
-    Emit em = {s, out};
-    chaindp_walk(&st->dp, 0, st->L, pk.best, hetero_emit, &em);
-    return ERR_OK;
+    if (rc)
+        cands_clear(&s->cands);
+    return rc;
+}
+
+/* Made once, the candidates make every budget a pick: the cheapest whose
+ * simulated peak fits, else the lowest peak (src/cands.h). */
+static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Revolve *st = s->state;
+    int rc;
+    if (!s->cands.n && (rc = fill_cands(s, p, e)))
+        return rc;
+    int i = cands_pick(&s->cands, budget);
+    if (st->hetero)
+        st->best_m = s->cands.c[i].tag;
+    else
+        st->best_c = s->cands.c[i].tag;
+    return cands_emit(&s->cands, i, out, p, e);
 }
 
 static int revolve_prepare(Solver *s, Err *e)
@@ -361,46 +390,6 @@ static int revolve_prepare(Solver *s, Err *e)
     return rc;
 }
 
-/* Peak grows with the slot count; try every count (L is small) and keep the
- * cheapest whose simulated peak fits, else the lowest peak. */
-static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
-{
-    Revolve *st = s->state;
-    if (st->hetero)
-        return hetero_solve(s, budget, out, p, e);
-    Plan tmp;
-    plan_init(&tmp);
-    PlanPick pk;
-    plan_pick_init(&pk);
-    for (int c = 1; c <= st->L; c++) {
-        if (progress_cancelled(p)) {
-            plan_done(&tmp);
-            return err_set(e, ERR_CANCELLED, "revolve: cancelled");
-        }
-        build(s, c, &tmp);
-        Sim sim;
-        if (sim_run(s->g, tmp.steps, tmp.T, &sim, e) != ERR_OK) {
-            plan_done(&tmp);
-            return e->code;
-        }
-        plan_pick_offer(&pk, c, budget, sim.peak, sim.cost);
-        sim_done(&sim);
-    }
-    plan_done(&tmp);
-    st->best_c = pk.best;
-    build(s, pk.best, out);
-    return ERR_OK;
-}
-
-/* Tables live in state after prepare; a new budget only re-runs the slot
- * search over them. */
-static int revolve_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
-                           Err *e)
-{
-    (void)prev;
-    return revolve_solve(s, budget, out, p, e);
-}
-
 /* One OVERLAY_SEGMENT group per stage (its forward nodes); the size shown
  * is the stage's last forward value, the one a checkpoint holds. */
 static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
@@ -451,20 +440,19 @@ static void revolve_release(Solver *s)
 }
 
 static const SolverParam params[] = {
-    {"model", "auto",
-     "homogeneous (Opt0 on slots), heterogeneous (DP over per-stage costs and sizes with "
-     "discretised memory) or auto (heterogeneous when stages differ)"},
-    {"mem_resolution", "64", "memory buckets of the heterogeneous DP (all forward bytes / this)"},
-    {NULL, NULL, NULL}};
+    OPT_P_CHOICE("model", "auto", "auto|homogeneous|heterogeneous",
+                 "homogeneous (Opt0 on slots), heterogeneous (DP over per-stage costs and sizes with "
+                 "discretised memory) or auto (heterogeneous when stages differ)"),
+    OPT_P_INT("mem_resolution", "64", 1, 4096, NULL,
+              "memory buckets of the heterogeneous DP (all forward bytes / this)"),
+    OPT_P_END};
 
 const SolverClass solver_revolve = {
     .name = "revolve",
     .title = "Revolve: optimal checkpoint placement on a chain of stages (Opt0 DP)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = revolve_prepare,
     .solve = revolve_solve,
-    .resolve = revolve_resolve,
     .describe = revolve_describe,
     .release = revolve_release,
 };

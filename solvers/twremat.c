@@ -43,11 +43,11 @@
 #define DEPTH_GUARD 64
 
 static const SolverParam params[] = {
-    {"k", "auto",
-     "stop recursing in components of fewer than k bags (1 = full Algorithm 1); "
-     "auto: scan k and keep the cheapest schedule whose peak meets the budget"},
-    {"max_steps", "5000000", "refuse schedules longer than this many steps"},
-    {NULL, NULL, NULL},
+    OPT_P_INT("k", "auto", 1, 1e9, "auto",
+              "stop recursing in components of fewer than k bags (1 = full Algorithm 1); "
+              "auto: scan k and keep the cheapest schedule whose peak meets the budget"),
+    OPT_P_INT("max_steps", "5000000", 1, 1e9, NULL, "refuse schedules longer than this many steps"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -57,7 +57,7 @@ typedef struct {
     double cost;
     int T;
     int *steps;         /* NULL when T > KEEP_STEPS: rebuilt on demand */
-} Cand;
+} TwCand;
 
 typedef struct {
     int m;              /* non-input nodes = vertices */
@@ -71,7 +71,7 @@ typedef struct {
     int *rank;          /* node -> position in the graph's topological order */
     long long kopt;     /* 0: auto */
     long long max_steps;
-    Cand *cand;
+    TwCand *cand;
     int ncand, ndone;   /* candidates listed / generated so far */
     int chosen;         /* index into cand of the last solve, -1 none */
 } TW;
@@ -425,8 +425,31 @@ static int tw_prepare(Solver *s, Err *e)
 
 /* ---- solve ------------------------------------------------------------ */
 
+/* A candidate's schedule (tag: index into TW.cand): kept when short,
+ * else generated again. */
+static int rebuild(void *ctx, const Cand *cd, Plan *out, Progress *p, Err *e)
+{
+    const Solver *s = ctx;
+    const TwCand *c = &((const TW *)s->state)->cand[cd->tag];
+    plan_reset(out);
+    if (c->steps) {
+        for (int t = 0; t < c->T; t++)
+            plan_push(out, c->steps[t]);
+        return ERR_OK;
+    }
+    int *steps = NULL, T = 0;
+    int rc = generate((Solver *)s, c->k, p, &steps, &T);
+    for (int t = 0; rc == ERR_OK && t < T; t++)
+        plan_push(out, steps[t]);
+    free(steps);
+    if (rc == ERR_CANCELLED)
+        return err_set(e, rc, "twremat: cancelled");
+    return rc ? err_set(e, rc, "twremat: schedule for k=%d could not be rebuilt", c->k) : ERR_OK;
+}
+
 /* Generate and simulate the candidates not done yet (an earlier solve may
- * have been cancelled halfway). */
+ * have been cancelled halfway); each one that fits max_steps joins the
+ * solver's candidate set, where budgets pick from. */
 static int fill_cands(Solver *s, Progress *p, Err *e)
 {
     TW *st = s->state;
@@ -434,7 +457,7 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
     for (int i = 0; i < st->ndone; i++)
         stopped |= st->cand[i].too_long;
     for (; st->ndone < st->ncand; st->ndone++) {
-        Cand *c = &st->cand[st->ndone];
+        TwCand *c = &st->cand[st->ndone];
         if (stopped) {
             c->too_long = 1;    /* a smaller k than one already too long */
             continue;
@@ -460,6 +483,9 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
         c->cost = sim.cost;
         c->T = T;
         sim_done(&sim);
+        s->cands.rebuild = rebuild;
+        s->cands.ctx = s;
+        cands_add(&s->cands, NULL, T, c->peak, c->cost, st->ndone, NULL, "twremat");
         if (T <= KEEP_STEPS)
             c->steps = steps;
         else
@@ -474,58 +500,15 @@ static int tw_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     int rc = fill_cands(s, p, e);
     if (rc)
         return rc;
-    int best = -1, bfits = 0;
-    for (int i = 0; i < st->ncand; i++) {
-        const Cand *c = &st->cand[i];
-        if (c->too_long)
-            continue;
-        int fits = budget != PLAN_NO_BUDGET && c->peak <= budget;
-        int better;
-        if (best < 0)
-            better = 1;
-        else if (fits != bfits)
-            better = fits;
-        else if (fits)
-            better = c->cost < st->cand[best].cost ||
-                     (c->cost == st->cand[best].cost && c->peak < st->cand[best].peak);
-        else   /* no budget, or nothing fits: the lowest peak, then cheaper */
-            better = c->peak < st->cand[best].peak ||
-                     (c->peak == st->cand[best].peak && c->cost < st->cand[best].cost);
-        if (better) {
-            best = i;
-            bfits = fits;
-        }
-    }
-    if (best < 0)
+    if (!s->cands.n)
         return err_set(e, ERR_LIMIT,
                        "twremat: the schedule for k=%d is longer than max_steps=%lld "
                        "(each recursion level repeats work); use a larger k or raise max_steps",
                        st->cand[0].k, st->max_steps);
-    st->chosen = best;
-    plan_reset(out);
-    const Cand *c = &st->cand[best];
-    if (c->steps) {
-        for (int t = 0; t < c->T; t++)
-            plan_push(out, c->steps[t]);
-        return ERR_OK;
-    }
-    int *steps = NULL, T = 0;
-    rc = generate(s, c->k, p, &steps, &T);
-    if (rc == ERR_OK)
-        for (int t = 0; t < T; t++)
-            plan_push(out, steps[t]);
-    free(steps);
-    if (rc == ERR_CANCELLED)
-        return err_set(e, rc, "twremat: cancelled");
-    return rc ? err_set(e, rc, "twremat: schedule for k=%d could not be rebuilt", c->k) : ERR_OK;
-}
-
-/* The decomposition and every candidate's figures stay in the state: a new
- * budget only re-picks among them. */
-static int tw_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e)
-{
-    (void)prev;
-    return tw_solve(s, budget, out, p, e);
+    /* no budget asks for TWRemat's point: the lowest peak */
+    int i = budget == PLAN_NO_BUDGET ? cands_pick_lowest(&s->cands) : cands_pick(&s->cands, budget);
+    st->chosen = s->cands.c[i].tag;
+    return cands_emit(&s->cands, i, out, p, e);
 }
 
 /* ---- describe --------------------------------------------------------- */
@@ -602,11 +585,9 @@ static void tw_release(Solver *s)
 const SolverClass solver_twremat = {
     .name = "twremat",
     .title = "TWRemat: divide and conquer over a min-fill tree decomposition (Kumar et al. 2019)",
-    .caps = SOLVER_STRUCTURE | SOLVER_INCREMENTAL,
     .params = params,
     .prepare = tw_prepare,
     .solve = tw_solve,
-    .resolve = tw_resolve,
     .describe = tw_describe,
     .release = tw_release,
 };

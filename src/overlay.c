@@ -28,6 +28,19 @@ void overlay_set_title(Overlay *o, const char *title)
     o->title = title ? xstrdup(title) : NULL;
 }
 
+void overlay_copy(Overlay *dst, const Overlay *src)
+{
+    overlay_init(dst);
+    for (int i = 0; i < src->n; i++) {
+        const OverlayGroup *gr = &src->groups[i];
+        int k = overlay_add(dst, gr->kind, gr->label, gr->parent, gr->level);
+        for (int j = 0; j < gr->n; j++)
+            overlay_add_node(dst, k, gr->nodes[j]);
+    }
+    overlay_set_title(dst, src->title);
+    dst->width = src->width;
+}
+
 int overlay_add(Overlay *o, OverlayKind kind, const char *label, int parent, int level)
 {
     xgrow((void **)&o->groups, &o->cap, o->n + 1, sizeof *o->groups);

@@ -37,6 +37,8 @@ typedef struct Overlay {
 void overlay_init(Overlay *o);
 void overlay_done(Overlay *o);
 void overlay_set_title(Overlay *o, const char *title);
+/* dst (initialised here) becomes a deep copy of src. */
+void overlay_copy(Overlay *dst, const Overlay *src);
 /* Append a group and return its index; label copied. */
 int overlay_add(Overlay *o, OverlayKind kind, const char *label, int parent, int level);
 void overlay_add_node(Overlay *o, int group, int node);

@@ -18,12 +18,14 @@ void plan_init(Plan *p)
     p->cost = -1;
     p->baseline_cost = -1;
     p->peak_step = -1;
+    p->bound = -1;
 }
 
 void plan_done(Plan *p)
 {
     free(p->graph);
     free(p->solver);
+    free(p->origin);
     free(p->steps);
     plan_init(p);
 }
@@ -31,10 +33,13 @@ void plan_done(Plan *p)
 void plan_reset(Plan *p)
 {
     p->T = 0;
+    plan_set_origin(p, NULL);
     p->peak = p->baseline_peak = -1;
     p->cost = p->baseline_cost = -1;
     p->peak_step = -1;
     p->recomputations = 0;
+    p->bound = -1;
+    p->optimal = 0;
 }
 
 void plan_push(Plan *p, int node)
@@ -55,19 +60,27 @@ void plan_set_names(Plan *p, const char *graph, const char *solver)
     }
 }
 
+void plan_set_origin(Plan *p, const char *origin)
+{
+    free(p->origin);
+    p->origin = origin ? xstrdup(origin) : NULL;
+}
+
 void plan_copy(Plan *dst, const Plan *src)
 {
     plan_done(dst);
     *dst = *src;
     dst->graph = src->graph ? xstrdup(src->graph) : NULL;
     dst->solver = src->solver ? xstrdup(src->solver) : NULL;
+    dst->origin = src->origin ? xstrdup(src->origin) : NULL;
     dst->cap = src->T;
     dst->steps = xmallocarray((size_t)src->T + 1, sizeof *dst->steps);
     if (src->T)
         memcpy(dst->steps, src->steps, (size_t)src->T * sizeof *dst->steps);
 }
 
-int plan_evaluate(Plan *p, const Graph *g, Err *e)
+int plan_evaluate_with(Plan *p, const Graph *g, int64_t base_peak, double base_cost, Sim *keep,
+                       Err *e)
 {
     Sim s;
     int rc = sim_run(g, p->steps, p->T, &s, e);
@@ -77,9 +90,21 @@ int plan_evaluate(Plan *p, const Graph *g, Err *e)
     p->cost = s.cost;
     p->peak_step = s.peak_step;
     p->recomputations = s.recomputations;
-    sim_done(&s);
-    sim_baseline(g, &p->baseline_peak, &p->baseline_cost);
+    p->baseline_peak = base_peak;
+    p->baseline_cost = base_cost;
+    if (keep)
+        *keep = s;
+    else
+        sim_done(&s);
     return ERR_OK;
+}
+
+int plan_evaluate(Plan *p, const Graph *g, Err *e)
+{
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    return plan_evaluate_with(p, g, bp, bc, NULL, e);
 }
 
 static int same_cost(double a, double b)

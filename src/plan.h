@@ -19,6 +19,8 @@
 typedef struct Plan {
     char *graph;            /* graph name; owned */
     char *solver;           /* solver name; owned */
+    char *origin;           /* the solver whose schedule this is when not `solver`
+                             * (a portfolio's winner); owned, NULL otherwise */
     int64_t budget;         /* PLAN_NO_BUDGET when none */
     int *steps;             /* node indices, T of them */
     int T, cap;
@@ -29,6 +31,11 @@ typedef struct Plan {
     double baseline_cost;
     int peak_step;
     int recomputations;
+    /* from solvers that prove things (the MILP, the LP bound): a lower
+     * bound on the cost of every schedule their model allows within the
+     * budget (< 0: none), and whether the plan is proven optimal in it */
+    double bound;
+    int optimal;
 } Plan;
 
 void plan_init(Plan *p);
@@ -36,11 +43,19 @@ void plan_done(Plan *p);
 void plan_reset(Plan *p);                       /* drop steps, keep names */
 void plan_push(Plan *p, int node);
 void plan_set_names(Plan *p, const char *graph, const char *solver);
+/* Set (copy) or clear (NULL) origin. */
+void plan_set_origin(Plan *p, const char *origin);
 void plan_copy(Plan *dst, const Plan *src);     /* dst is overwritten */
 
 /* Simulate p on g and store the figures in p. ERR_INVALID (with the
  * simulator's message) when the schedule is invalid. */
 int plan_evaluate(Plan *p, const Graph *g, Err *e);
+/* The same with the baseline figures already known (a solver keeps them),
+ * and the simulation handed to the caller in *keep (NULL: dropped; the
+ * caller sim_done()s it), so nothing is simulated twice. */
+struct Sim;
+int plan_evaluate_with(Plan *p, const Graph *g, int64_t base_peak, double base_cost, struct Sim *keep,
+                       Err *e);
 
 /* Check a plan read from a file: the schedule is valid and its stated
  * peak/cost (and baseline figures when present) equal the simulated ones.

@@ -14,6 +14,8 @@ char *plan_to_json(const Plan *p, const Graph *g, cJSON *extra)
     cJSON_AddItemToObject(root, "version", json_int(1));
     cJSON_AddStringToObject(root, "graph", p->graph ? p->graph : g->name);
     cJSON_AddStringToObject(root, "solver", p->solver ? p->solver : "");
+    if (p->origin)
+        cJSON_AddStringToObject(root, "origin", p->origin);
     if (p->budget == PLAN_NO_BUDGET)
         cJSON_AddNullToObject(root, "budget");
     else
@@ -25,6 +27,13 @@ char *plan_to_json(const Plan *p, const Graph *g, cJSON *extra)
     cJSON_AddItemToObject(root, "cost", json_num(p->cost));
     cJSON_AddItemToObject(root, "baseline_peak", json_int(p->baseline_peak));
     cJSON_AddItemToObject(root, "baseline_cost", json_num(p->baseline_cost));
+    if (p->bound >= 0) {
+        /* what a solver proved: optional, readers may ignore it */
+        cJSON *o = cJSON_AddObjectToObject(root, "optimality");
+        cJSON_AddBoolToObject(o, "optimal", p->optimal);
+        cJSON_AddItemToObject(o, "bound", json_num(p->bound));
+        cJSON_AddItemToObject(o, "gap", json_num(p->cost > 0 ? (p->cost - p->bound) / p->cost : 0));
+    }
     if (extra) {
         cJSON *it = extra->child;
         while (it) {

@@ -20,16 +20,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VALIDATE = os.path.join(HERE, "..", "tests", "validate.py")
 BUDGETS = (90, 80, 70)
 # searches with a time limit get a short one: their refusal says so
-OPTS = {"checkmate": ["-O", "time_limit=10"], "fastsa": ["-O", "time_limit=2"]}
+OPTS = {"checkmate": ["-O", "time_limit=10"], "checkmate-free": ["-O", "time_limit=10"],
+        "checkmate-lp": ["-O", "time_limit=10"], "fastsa": ["-O", "time_limit=2"],
+        "auto": ["-O", "time_limit=10"]}
 
 
 def short(err):
     line = err.strip().splitlines()[-1] if err.strip() else ""
     line = re.sub(r"^remat: [^:]*: ", "", line)
-    m = re.search(r"found no plan within budget \d+; smallest peak found (\d+)", line)
+    m = re.search(r"found no plan within budget .*; smallest peak found [^(]*\((\d+) bytes\)", line)
     if m:
         return "none, least %s" % m.group(1)
-    m = re.search(r"below the smallest possible peak (\d+)", line)
+    m = re.search(r"below the smallest possible peak [^(]*\((\d+) bytes\)", line)
     if m:
         return "below lower bound %s" % m.group(1)
     return line[:90]

@@ -1,11 +1,12 @@
-/* bg.c — the one-shot task runner behind the compare, sweep, fit and
- * replay work (see bg.h): a thread per task and a self-pipe wake-up. */
+/* bg.c — the one-shot task runner behind the export, replay and layout
+ * work (see bg.h): a thread per task and a self-pipe wake-up. */
 #include "ui/bg.h"
 
 #include <fcntl.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "src/clock.h"
 
 static void *trampoline(void *p)
 {
@@ -42,9 +43,7 @@ int bg_start(Bg *b, void *(*fn)(void *), void *arg)
     progress_init(&b->prog);
     atomic_store(&b->at, 0);
     atomic_store(&b->finished, 0);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    b->t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    b->t0 = clock_now();
     if (pthread_create(&b->th, NULL, trampoline, b) != 0)
         return -1;
     b->started = 1;
@@ -79,4 +78,13 @@ void bg_free(Bg *b)
         if (b->fd[i] >= 0)
             close(b->fd[i]);
     b->fd[0] = b->fd[1] = -1;
+}
+
+void bg_abandon(Bg *b)
+{
+    if (b->started) {
+        atomic_store(&b->prog.cancel, 1);
+        pthread_detach(b->th);
+        b->started = 0;
+    }
 }

@@ -1,5 +1,5 @@
-/* bg.h — one-shot background tasks for the explorer (compare, sweep, fit,
- * replay): a thread runs fn(arg) while the UI keeps drawing; completion is
+/* bg.h — one-shot background tasks for the explorer (export, replay,
+ * graph layout): a thread runs fn(arg) while the UI keeps drawing; completion is
  * one byte on a pipe the main loop poll()s, so curses stays on the main
  * thread. The task's results live in arg and are read only after bg_join. */
 #ifndef REMAT_BG_H
@@ -32,5 +32,8 @@ int bg_done(const Bg *b);
 int bg_reap(Bg *b);
 /* Cancel (sets prog.cancel) and join whatever runs; then close the pipe. */
 void bg_free(Bg *b);
+/* Leave a task that cannot be stopped to finish on its own (the process
+ * is exiting): detach its thread; its pipe stays open for it. */
+void bg_abandon(Bg *b);
 
 #endif

@@ -8,22 +8,24 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <cjson/cJSON.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "render/curve.h"
 #include "render/export.h"
+#include "solvers/checkmate/checkmate.h"
+#include "src/clock.h"
 #include "src/fileio.h"
 #include "src/fit.h"
 #include "src/graph_io.h"
 #include "src/overlay_json.h"
 #include "src/replay.h"
-#include "ui/torch_replay.h"
 #include "src/sim.h"
 #include "src/solver.h"
+#include "src/sweep.h"
 #include "src/transform.h"
 #include "src/units.h"
 #include "src/xalloc.h"
+#include "ui/torch_replay.h"
 #include "ui/tui.h"
 
 /* ---- argument helpers ------------------------------------------------ */
@@ -33,7 +35,7 @@ typedef struct Args {
     int npos;
     const char *solver, *budget, *out, *plan, *format, *at, *backend, *scale, *fit, *memory,
         *max_overhead, *replay;
-    int points, top, curve, width, height, ascii, train, structure;
+    int points, top, curve, csv, width, height, ascii, train, structure, bound, markdown;
     SolverOpts opts;
 } Args;
 
@@ -43,7 +45,68 @@ static int usage_err(const char *cmd, const char *msg)
     return EXIT_USAGE;
 }
 
-/* Parse common options; returns 0 or an exit status. */
+/* Every option: its spellings, whether it takes a value, and the commands
+ * that take it (one meaning per option; a command refuses the others). */
+enum { O_SOLVER, O_BUDGET, O_OUT, O_PLAN, O_REPLAY, O_FORMAT, O_AT, O_BACKEND, O_SCALE, O_FIT, O_MEMORY,
+       O_MAX_OVERHEAD, O_CURVE, O_CSV, O_ASCII, O_STRUCTURE, O_BOUND, O_TRAIN, O_POINTS, O_TOP, O_WIDTH,
+       O_HEIGHT, O_OPT, O_MARKDOWN };
+static const struct OptSpec {
+    const char *lng, *shrt;
+    int takes;
+    const char *cmds;       /* " cmd cmd " */
+} opt_specs[] = {
+    [O_SOLVER] = {"--solver", "-s", 1, " solve sweep fit tui "},
+    [O_BUDGET] = {"--budget", "-b", 1, " solve tui "},
+    [O_OUT] = {"--output", "-o", 1, " solve export transform convert replay fit "},
+    [O_PLAN] = {"--plan", "-p", 1, " export tui "},
+    [O_REPLAY] = {"--replay", NULL, 1, " tui "},
+    [O_FORMAT] = {"--format", "-f", 1, " export transform convert "},
+    [O_AT] = {"--at", NULL, 1, " simulate "},
+    [O_BACKEND] = {"--backend", NULL, 1, " replay tui "},
+    [O_SCALE] = {"--scale", NULL, 1, " replay "},
+    [O_FIT] = {"--fit", NULL, 1, " replay "},
+    [O_MEMORY] = {"--memory", NULL, 1, " fit "},
+    [O_MAX_OVERHEAD] = {"--max-overhead", NULL, 1, " fit "},
+    [O_CURVE] = {"--curve", NULL, 0, " info simulate "},
+    [O_CSV] = {"--csv", NULL, 0, " simulate sweep "},
+    [O_ASCII] = {"--ascii", NULL, 0, " tui "},
+    [O_STRUCTURE] = {"--structure", NULL, 0, " solve "},
+    [O_BOUND] = {"--bound", NULL, 0, " solve "},
+    [O_TRAIN] = {"--train", NULL, 0, " info solve simulate sweep export replay fit tui "},
+    [O_POINTS] = {"--points", NULL, 1, " sweep "},
+    [O_TOP] = {"--top", NULL, 1, " info simulate "},
+    [O_WIDTH] = {"--width", NULL, 1, " info simulate "},
+    [O_HEIGHT] = {"--height", NULL, 1, " info simulate "},
+    [O_OPT] = {"--opt", "-O", 1, " solve sweep fit tui "},
+    [O_MARKDOWN] = {"--markdown", NULL, 0, " list-solvers "},
+};
+
+static int opt_lookup(const char *s)
+{
+    for (size_t i = 0; i < sizeof opt_specs / sizeof opt_specs[0]; i++)
+        if (!strcmp(s, opt_specs[i].lng) || (opt_specs[i].shrt && !strcmp(s, opt_specs[i].shrt)))
+            return (int)i;
+    return -1;
+}
+
+static int opt_takes_cmd(int o, const char *cmd)
+{
+    char key[32];
+    snprintf(key, sizeof key, " %s ", cmd);
+    return strstr(opt_specs[o].cmds, key) != NULL;
+}
+
+static int count_arg(const char *cmd, const char *val, int *out)
+{
+    char *end;
+    long x = strtol(val, &end, 10);
+    if (*end || x < 1 || x > 100000)
+        return usage_err(cmd, "expected a positive count");
+    *out = (int)x;
+    return 0;
+}
+
+/* Parse the options of cmd; returns 0 or an exit status. */
 static int parse_args(const char *cmd, int argc, char **argv, Args *a)
 {
     memset(a, 0, sizeof *a);
@@ -52,82 +115,64 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
     a->width = 72;
     a->height = 12;
     solver_opts_init(&a->opts);
+    const char *name = !strcmp(cmd, "sim") ? "simulate" : cmd;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define TAKE(field)                                            \
-    do {                                                       \
-        if (!val)                                              \
-            return usage_err(cmd, "option needs a value");     \
-        a->field = val;                                        \
-        i++;                                                   \
-    } while (0)
-        if (!strcmp(s, "--solver") || !strcmp(s, "-s"))
-            TAKE(solver);
-        else if (!strcmp(s, "--budget") || !strcmp(s, "-b"))
-            TAKE(budget);
-        else if (!strcmp(s, "-o") || !strcmp(s, "--output"))
-            TAKE(out);
-        else if (!strcmp(s, "--plan") || !strcmp(s, "-p"))
-            TAKE(plan);
-        else if (!strcmp(s, "--replay"))
-            TAKE(replay);
-        else if (!strcmp(s, "--format") || !strcmp(s, "-f"))
-            TAKE(format);
-        else if (!strcmp(s, "--at"))
-            TAKE(at);
-        else if (!strcmp(s, "--backend"))
-            TAKE(backend);
-        else if (!strcmp(s, "--scale"))
-            TAKE(scale);
-        else if (!strcmp(s, "--fit"))
-            TAKE(fit);
-        else if (!strcmp(s, "--memory"))
-            TAKE(memory);
-        else if (!strcmp(s, "--max-overhead"))
-            TAKE(max_overhead);
-        else if (!strcmp(s, "--curve"))
-            a->curve = 1;
-        else if (!strcmp(s, "--ascii"))
-            a->ascii = 1;
-        else if (!strcmp(s, "--structure"))
-            a->structure = 1;
-        else if (!strcmp(s, "--train"))
-            a->train = 1;
-        else if (!strcmp(s, "--points") || !strcmp(s, "--top") || !strcmp(s, "--width") ||
-                 !strcmp(s, "--height")) {
-            if (!val)
-                return usage_err(cmd, "option needs a value");
-            char *end;
-            long x = strtol(val, &end, 10);
-            if (*end || x < 1 || x > 100000)
-                return usage_err(cmd, "expected a positive count");
-            if (!strcmp(s, "--points"))
-                a->points = (int)x;
-            else if (!strcmp(s, "--top"))
-                a->top = (int)x;
-            else if (!strcmp(s, "--width"))
-                a->width = (int)x;
-            else
-                a->height = (int)x;
-            i++;
-        } else if (!strcmp(s, "--opt") || !strcmp(s, "-O")) {
-            if (!val)
-                return usage_err(cmd, "--opt needs key=value");
-            Err e;
-            if (solver_opts_add(&a->opts, val, &e))
-                return usage_err(cmd, e.msg);
-            i++;
-        } else if (s[0] == '-' && s[1]) {
-            char m[300];
-            snprintf(m, sizeof m, "unknown option '%s'", s);
-            return usage_err(cmd, m);
-        } else {
+        if (!(s[0] == '-' && s[1])) {
             if (a->npos >= 4)
                 return usage_err(cmd, "too many arguments");
             a->pos[a->npos++] = s;
+            continue;
         }
-#undef TAKE
+        char m[400];
+        int o = opt_lookup(s);
+        if (o < 0) {
+            snprintf(m, sizeof m, "unknown option '%s'", s);
+            return usage_err(cmd, m);
+        }
+        if (!opt_takes_cmd(o, name)) {
+            snprintf(m, sizeof m, "option '%s' does not apply to %s", s, name);
+            return usage_err(cmd, m);
+        }
+        const char *val = NULL;
+        if (opt_specs[o].takes) {
+            if (i + 1 >= argc)
+                return usage_err(cmd, o == O_OPT ? "--opt needs key=value" : "option needs a value");
+            val = argv[++i];
+        }
+        int rc = 0;
+        Err e;
+        switch (o) {
+        case O_SOLVER: a->solver = val; break;
+        case O_BUDGET: a->budget = val; break;
+        case O_OUT: a->out = val; break;
+        case O_PLAN: a->plan = val; break;
+        case O_REPLAY: a->replay = val; break;
+        case O_FORMAT: a->format = val; break;
+        case O_AT: a->at = val; break;
+        case O_BACKEND: a->backend = val; break;
+        case O_SCALE: a->scale = val; break;
+        case O_FIT: a->fit = val; break;
+        case O_MEMORY: a->memory = val; break;
+        case O_MAX_OVERHEAD: a->max_overhead = val; break;
+        case O_CURVE: a->curve = 1; break;
+        case O_CSV: a->csv = 1; break;
+        case O_ASCII: a->ascii = 1; break;
+        case O_STRUCTURE: a->structure = 1; break;
+        case O_BOUND: a->bound = 1; break;
+        case O_MARKDOWN: a->markdown = 1; break;
+        case O_TRAIN: a->train = 1; break;
+        case O_POINTS: rc = count_arg(cmd, val, &a->points); break;
+        case O_TOP: rc = count_arg(cmd, val, &a->top); break;
+        case O_WIDTH: rc = count_arg(cmd, val, &a->width); break;
+        case O_HEIGHT: rc = count_arg(cmd, val, &a->height); break;
+        case O_OPT:
+            if (solver_opts_add(&a->opts, val, &e))
+                rc = usage_err(cmd, e.msg);
+            break;
+        }
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -171,11 +216,12 @@ static void fmt_b(int64_t b, char *buf, size_t n)
     snprintf(buf, n, "%lld (%s)", (long long)b, h);
 }
 
-static double now_s(void)
+/* "35.0 MiB (36700160)": a size for people, with the exact count. */
+static void fmt_h(int64_t b, char *buf, size_t n)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    char h[32];
+    units_format_bytes(b, h, sizeof h);
+    snprintf(buf, n, "%s (%lld)", h, (long long)b);
 }
 
 static void print_live(const Graph *g, const int *sched, const Sim *s, int t, int top)
@@ -199,8 +245,6 @@ static void print_live(const Graph *g, const int *sched, const Sim *s, int t, in
 
 static int cmd_info(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("info", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = load_graph(a, a->pos[0], &e);
@@ -289,16 +333,30 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     }
 }
 
+/* --bound: Checkmate's LP bound for the budget and the plan's gap to it. */
+static void print_bound(const Graph *g, int64_t budget, const Plan *p)
+{
+    double lb;
+    Err e;
+    err_clear(&e);
+    int rc = checkmate_lp_bound(g, budget, 120, NULL, &lb, &e);
+    if (rc == ERR_OK)
+        fprintf(stderr, "bound: no plan in Checkmate's model on the graph's order costs less than %.17g; "
+                        "this plan is %+.2f%% above it%s\n",
+                lb, lb > 0 ? 100 * (p->cost / lb - 1) : 0.0,
+                p->cost < lb ? " (below: it leaves that order)" : "");
+    else
+        fprintf(stderr, "bound: none (%s)\n", e.msg);
+}
+
 static int cmd_solve(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("solve", "expected GRAPH");
-    if (!a->solver)
-        return usage_err("solve", "--solver NAME is required (see 'remat list-solvers')");
-    const SolverClass *cls = solver_find(a->solver);
+    /* the portfolio is the default: the best plan the project can find */
+    const char *sname = a->solver ? a->solver : "auto";
+    const SolverClass *cls = solver_find(sname);
     if (!cls) {
         char m[300];
-        snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", a->solver);
+        snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", sname);
         return usage_err("solve", m);
     }
     Err e;
@@ -312,7 +370,7 @@ static int cmd_solve(Args *a)
         graph_free(g);
         return rc;
     }
-    double t0 = now_s();
+    double t0 = clock_now();
     Solver *s = solver_new(cls, g, &a->opts, &e);
     if (!s) {
         graph_free(g);
@@ -321,7 +379,7 @@ static int cmd_solve(Args *a)
     Plan p;
     plan_init(&p);
     rc = solver_plan(s, budget, NULL, &p, NULL, &e);
-    double dt = now_s() - t0;
+    double dt = clock_now() - t0;
     int status = EXIT_OK;
     if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && p.T > 0)) {
         /* the solver's structure travels in the plan (spec: optional
@@ -348,12 +406,23 @@ static int cmd_solve(Args *a)
         char pk[32], bp[32];
         units_format_bytes(p.peak, pk, sizeof pk);
         units_format_bytes(p.baseline_peak, bp, sizeof bp);
-        if (rc == ERR_OK)
-            fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
-                    cls->name, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
-                    plan_recomputed_nodes(&p, g), dt);
+        char who[128];
+        if (p.origin)
+            snprintf(who, sizeof who, "%s (%s's plan)", cls->name, p.origin);
         else
+            snprintf(who, sizeof who, "%s", cls->name);
+        if (rc == ERR_OK) {
+            fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
+                    who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
+                    plan_recomputed_nodes(&p, g), dt);
+            if (p.bound >= 0)
+                fprintf(stderr, "%s: %s\n", cls->name,
+                        p.optimal ? "optimal (proven by the solver)" : "best found, not proven optimal");
+            if (a->bound)
+                print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
+        } else {
             status = fail_in(a->pos[0], &e);
+        }
     } else {
         status = fail_in(a->pos[0], &e);
     }
@@ -365,8 +434,6 @@ static int cmd_solve(Args *a)
 
 static int cmd_simulate(Args *a)
 {
-    if (a->npos != 2)
-        return usage_err("simulate", "expected GRAPH PLAN");
     Err e;
     err_clear(&e);
     Graph *g = load_graph(a, a->pos[0], &e);
@@ -395,8 +462,11 @@ static int cmd_simulate(Args *a)
     printf("peak      %s at step %d (%s)\n", pk, s.peak_step + 1,
            s.peak_step >= 0 ? g->nodes[p.steps[s.peak_step]].id : "-");
     printf("cost      %.17g (baseline %.17g, %+.1f%%)\n", s.cost, bc, bc > 0 ? 100 * (s.cost / bc - 1) : 0);
-    if (p.budget != PLAN_NO_BUDGET)
-        printf("budget    %lld: %s\n", (long long)p.budget, s.peak <= p.budget ? "met" : "EXCEEDED");
+    if (p.budget != PLAN_NO_BUDGET) {
+        char hb[32];
+        units_format_bytes(p.budget, hb, sizeof hb);
+        printf("budget    %lld: %s (%s)\n", (long long)p.budget, s.peak <= p.budget ? "met" : "EXCEEDED", hb);
+    }
     if (a->at) {
         int t = atoi(a->at);
         if (t < 1 || t > s.T) {
@@ -406,6 +476,11 @@ static int cmd_simulate(Args *a)
         print_live(g, p.steps, &s, t - 1, a->top);
     }
     if (a->curve) {
+        char *c = curve_ascii(s.mem, s.T, a->width, a->height, p.budget != PLAN_NO_BUDGET ? p.budget : -1);
+        fputs(c, stdout);
+        free(c);
+    }
+    if (a->csv) {
         printf("step,node,memory\n");
         for (int t = 0; t < s.T; t++)
             printf("%d,%s,%lld\n", t + 1, g->nodes[p.steps[t]].id, (long long)s.mem[t]);
@@ -427,8 +502,6 @@ out:
 
 static int cmd_sweep(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("sweep", "expected GRAPH");
     const SolverClass *cls = solver_find(a->solver ? a->solver : "");
     if (!cls)
         return usage_err("sweep", "--solver NAME is required (see 'remat list-solvers')");
@@ -437,46 +510,103 @@ static int cmd_sweep(Args *a)
     Graph *g = load_graph(a, a->pos[0], &e);
     if (!g)
         return fail(&e);
-    Solver *s = solver_new(cls, g, &a->opts, &e);
-    if (!s) {
-        graph_free(g);
-        return fail_in(a->pos[0], &e);
-    }
     int64_t bp, lo = graph_min_peak(g, NULL);
     double bc;
     sim_baseline(g, &bp, &bc);
-    printf("budget,peak,cost,overhead_pct,steps,status\n");
-    Plan p, prev;
-    plan_init(&p);
-    plan_init(&prev);
-    int have_prev = 0;
+    int64_t *budgets = xmallocarray((size_t)a->points, sizeof *budgets);
+    SweepPoint *pts = xmallocarray((size_t)a->points, sizeof *pts);
+    /* one point: the baseline peak alone */
+    sweep_budgets(a->points == 1 ? bp : lo, bp, a->points, budgets);
+    int rc = sweep_run(g, cls, &a->opts, budgets, a->points, pts, NULL, NULL, &e);
+    if (rc) {
+        free(budgets);
+        free(pts);
+        graph_free(g);
+        return fail_in(a->pos[0], &e);
+    }
+    if (a->csv)
+        printf("budget,peak,cost,overhead_pct,steps,status\n");
+    else
+        printf("%-24s %-24s %16s %9s %7s  %s\n", "budget", "peak", "cost", "overhead", "steps", "status");
     for (int i = 0; i < a->points; i++) {
-        int64_t b = a->points == 1 ? bp : lo + (int64_t)((double)(bp - lo) * i / (a->points - 1));
-        int rc = solver_plan(s, b, have_prev ? &prev : NULL, &p, NULL, &e);
-        if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && p.T > 0)) {
-            printf("%lld,%lld,%.17g,%.2f,%d,%s\n", (long long)b, (long long)p.peak, p.cost,
-                   100 * plan_overhead(&p), p.T, rc == ERR_OK ? "ok" : "over");
-            plan_copy(&prev, &p);
-            have_prev = 1;
-        } else {
-            printf("%lld,,,,,%s\n", (long long)b, rc == ERR_OVER_BUDGET ? "infeasible" : err_label(rc));
+        const SweepPoint *pt = &pts[i];
+        const char *status = pt->has_plan ? (pt->rc == ERR_OK ? "ok" : "over")
+                             : pt->rc == ERR_OVER_BUDGET ? "infeasible" : err_label(pt->rc);
+        if (a->csv && pt->has_plan)
+            printf("%lld,%lld,%.17g,%.2f,%d,%s\n", (long long)pt->budget, (long long)pt->plan.peak, pt->plan.cost,
+                   100 * plan_overhead(&pt->plan), pt->plan.T, status);
+        else if (a->csv)
+            printf("%lld,,,,,%s\n", (long long)pt->budget, status);
+        else {
+            char b1[48], b2[48] = "-";
+            fmt_h(pt->budget, b1, sizeof b1);
+            if (pt->has_plan)
+                fmt_h(pt->plan.peak, b2, sizeof b2);
+            if (pt->has_plan)
+                printf("%-24s %-24s %16.10g %+8.2f%% %7d  %s\n", b1, b2, pt->plan.cost, 100 * plan_overhead(&pt->plan),
+                       pt->plan.T, status);
+            else
+                printf("%-24s %-24s %16s %9s %7s  %s\n", b1, b2, "-", "-", "-", status);
         }
     }
-    plan_done(&p);
-    plan_done(&prev);
-    solver_free(s);
+    sweep_points_done(pts, a->points);
+    free(pts);
+    free(budgets);
     graph_free(g);
     return EXIT_OK;
 }
 
+/* Text for a Markdown table cell: a '|' would end the cell. */
+static void md_cell(const char *t)
+{
+    for (; *t; t++) {
+        if (*t == '|')
+            putchar('\\');
+        putchar(*t);
+    }
+}
+
+/* One solver's options as the Markdown table docs/solvers/ carries
+ * (scripts/gen_solver_docs.sh puts it there; a test checks it is current). */
+static void list_markdown(const SolverClass *c)
+{
+    printf("<!-- options: %s (generated by `remat list-solvers --markdown`; do not edit) -->\n", c->name);
+    printf("| option | default | accepts | meaning |\n|---|---|---|---|\n");
+    for (const SolverParam *p = c->params; p && p->name; p++) {
+        char kind[160];
+        solver_param_kind(p, kind, sizeof kind);
+        printf("| `%s` | `%s` | ", p->name, p->def[0] ? p->def : "(none)");
+        md_cell(kind);
+        fputs(" | ", stdout);
+        md_cell(p->help);
+        fputs(" |\n", stdout);
+    }
+    if (c->caps & SOLVER_CONSTRAINTS)
+        printf("| `pin`, `force` | (none) | node ids, comma-separated | never recompute these / recompute these |\n");
+    printf("<!-- /options -->\n");
+}
+
 static int cmd_list(Args *a)
 {
-    (void)a;
     for (int i = 0; i < solver_count(); i++) {
         const SolverClass *c = solver_at(i);
+        if (a->npos == 1 && strcmp(a->pos[0], c->name))
+            continue;
+        if (a->markdown) {
+            list_markdown(c);
+            continue;
+        }
         printf("%-16s %s\n", c->name, c->title);
-        for (const SolverParam *p = c->params; p && p->name; p++)
-            printf("%-16s   %s=%s  %s\n", "", p->name, p->def, p->help);
+        for (const SolverParam *p = c->params; p && p->name; p++) {
+            char kind[160];
+            solver_param_kind(p, kind, sizeof kind);
+            printf("%-16s   %s=%s  [%s]  %s\n", "", p->name, p->def, kind, p->help);
+        }
+    }
+    if (a->npos == 1 && !solver_find(a->pos[0])) {
+        char m[300];
+        snprintf(m, sizeof m, "unknown solver '%s'", a->pos[0]);
+        return usage_err("list-solvers", m);
     }
     return EXIT_OK;
 }
@@ -496,8 +626,6 @@ static int write_graph(const Graph *g, const char *out, const char *format)
 
 static int cmd_transform(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("transform", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = graph_load(a->pos[0], &e);
@@ -516,8 +644,6 @@ static int cmd_transform(Args *a)
 
 static int cmd_convert(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("convert", "expected GRAPH");
     Err e;
     err_clear(&e);
     Graph *g = graph_load(a->pos[0], &e);
@@ -530,11 +656,24 @@ static int cmd_convert(Args *a)
 
 static int cmd_export(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("export", "expected GRAPH");
     if (!a->out)
         return usage_err("export", "-o FILE is required");
-    const char *fmt = a->format ? a->format : "dot";
+    /* the format: --format, else the file's extension; a name without
+     * one (or -) gets DOT text */
+    const char *fmt = a->format ? a->format : export_format_of(a->out);
+    if (!fmt) {
+        const char *base = strrchr(a->out, '/');
+        base = base ? base + 1 : a->out;
+        if (strchr(base, '.')) {
+            char m[1200];
+            snprintf(m, sizeof m, "cannot tell the format of '%s' from its name: use .dot, .gv, .svg or .png, or --format",
+                     a->out);
+            return usage_err("export", m);
+        }
+        fmt = "dot";
+    } else if (!strcmp(fmt, "json") && !a->format) {
+        return usage_err("export", "export draws the graph (.dot, .gv, .svg, .png); 'remat solve -o PLAN.json' writes a plan");
+    }
     Err e;
     err_clear(&e);
     Graph *g = load_graph(a, a->pos[0], &e);
@@ -695,8 +834,6 @@ static int run_cuda(const Args *a, const char *outpath)
 
 static int cmd_replay(Args *a)
 {
-    if (a->npos != 2)
-        return usage_err("replay", "expected GRAPH PLAN");
     const char *backend = a->backend ? a->backend : "cpu";
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "torch"))
         return usage_err("replay", "--backend must be cpu, cuda or torch");
@@ -786,8 +923,6 @@ out:
 
 static int cmd_fit(Args *a)
 {
-    if (a->npos != 1)
-        return usage_err("fit", "expected GRAPH");
     if (!a->memory)
         return usage_err("fit", "--memory BYTES is required (e.g. 80GiB)");
     Err e;
@@ -820,17 +955,18 @@ static int cmd_fit(Args *a)
         status = fail(&e);
         goto out;
     }
-    char m1[32], m2[32], m3[32];
-    units_format_bytes(mem, m1, sizeof m1);
+    char m1[64], m2[64], m3[64], m4[64];
+    fmt_h(mem, m1, sizeof m1);
     printf("memory    %s; batch multiplier scales every value but parameters (op \"param\")\n", m1);
     if (r.b_plain) {
-        units_format_bytes(r.peak_plain, m2, sizeof m2);
+        fmt_h(r.peak_plain, m2, sizeof m2);
         printf("noremat   largest multiplier %d (peak %s, overhead +0.0%%)\n", r.b_plain, m2);
     } else {
-        printf("noremat   does not fit even at multiplier 1\n");
+        fmt_h(r.peak_one, m4, sizeof m4);
+        printf("noremat   does not fit even at multiplier 1 (peak %s)\n", m4);
     }
     if (r.b_remat) {
-        units_format_bytes(r.peak_remat, m3, sizeof m3);
+        fmt_h(r.peak_remat, m3, sizeof m3);
         printf("%-9s largest multiplier %d (peak %s, overhead %+.1f%%)%s\n", cls->name, r.b_remat, m3,
                100 * r.overhead_remat, r.b_remat > r.b_plain ? "" : " (no gain over noremat)");
         if (a->out) {
@@ -862,8 +998,6 @@ static int cmd_tui(Args *a)
         a->curve = 1;
         return cmd_info(a);
     }
-    if (a->npos != 1)
-        return usage_err("tui", "expected GRAPH");
     const SolverClass *cls = NULL;
     if (a->solver && !(cls = solver_find(a->solver)))
         return usage_err("tui", "unknown solver (see 'remat list-solvers')");
@@ -891,21 +1025,22 @@ static int cmd_help(Args *a);
 static const struct Command {
     const char *name;
     int (*run)(Args *a);
+    const char *args;       /* the positional arguments it takes */
     const char *synopsis;
 } commands[] = {
-    {"info", cmd_info, "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "solve GRAPH --solver NAME [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure]"},
-    {"simulate", cmd_simulate, "simulate GRAPH PLAN [--curve] [--at STEP]   re-check a plan: validity, peak, cost"},
-    {"sim", cmd_simulate, NULL},
-    {"sweep", cmd_sweep, "sweep GRAPH --solver NAME [--points N]   peak vs cost over budgets, CSV"},
-    {"export", cmd_export, "export GRAPH [--plan PLAN] --format dot|svg|png -o FILE"},
-    {"transform", cmd_transform, "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
-    {"convert", cmd_convert, "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
-    {"replay", cmd_replay, "replay GRAPH PLAN [--backend cpu|cuda|torch] [--scale F | --fit PCT] [-o MEASURED.json]"},
-    {"fit", cmd_fit, "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
-    {"list-solvers", cmd_list, "list-solvers                         every solver and its options"},
-    {"tui", cmd_tui, "tui GRAPH [-s NAME] [-b BYTES] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
-    {"help", cmd_help, "help                                 this text"},
+    {"info", cmd_info, "GRAPH", "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
+    {"solve", cmd_solve, "GRAPH", "solve GRAPH [--solver NAME] [--budget BYTES|PCT%] [-O key=val] [-o PLAN] [--structure] [--bound]"},
+    {"simulate", cmd_simulate, "GRAPH PLAN", "simulate GRAPH PLAN [--curve] [--csv] [--at STEP]   re-check a plan: validity, peak, cost"},
+    {"sim", cmd_simulate, "GRAPH PLAN", NULL},
+    {"sweep", cmd_sweep, "GRAPH", "sweep GRAPH --solver NAME [--points N] [--csv]   peak vs cost over budgets"},
+    {"export", cmd_export, "GRAPH", "export GRAPH [--plan PLAN] -o FILE.dot|.svg|.png [--format dot|svg|png]"},
+    {"transform", cmd_transform, "GRAPH", "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
+    {"convert", cmd_convert, "GRAPH", "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
+    {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda|torch] [--scale F | --fit PCT] [-o MEASURED.json]"},
+    {"fit", cmd_fit, "GRAPH", "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
+    {"list-solvers", cmd_list, "[NAME]", "list-solvers [NAME] [--markdown]     every solver (or one) and its options"},
+    {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
+    {"help", cmd_help, "", "help                                 this text"},
 };
 
 static int cmd_help(Args *a)
@@ -935,6 +1070,17 @@ int cli_main(int argc, char **argv)
         if (!strcmp(commands[i].name, cmd)) {
             Args a;
             int rc = parse_args(cmd, argc - 2, argv + 2, &a);
+            /* the positional arguments, counted by the table ("[X]": optional) */
+            const char *want = commands[i].args;
+            int n = 0, opt = 0;
+            for (const char *p = want; *p; p++)
+                if ((p == want || p[-1] == ' ') && *p != ' ')
+                    *p == '[' ? opt++ : n++;
+            if (!rc && (a.npos < n || a.npos > n + opt)) {
+                char m[64];
+                snprintf(m, sizeof m, n || opt ? "expected %s" : "takes no arguments", want);
+                rc = usage_err(strcmp(cmd, "sim") ? cmd : "simulate", m);
+            }
             if (!rc)
                 rc = commands[i].run(&a);
             solver_opts_done(&a.opts);

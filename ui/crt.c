@@ -29,6 +29,11 @@ static const struct { short fg, bg; attr_t mono; } roles[CRT_COUNT] = {
     [CRT_MEASURED] = {COLOR_MAGENTA, -1, A_BOLD},
     [CRT_NODE] = {COLOR_GREEN, -1, A_NORMAL},
     [CRT_NODE_RECOMP] = {COLOR_YELLOW, -1, A_BOLD},
+    [CRT_OVER] = {COLOR_RED, -1, A_BOLD},
+    [CRT_RERUN] = {COLOR_YELLOW, -1, A_BOLD},
+    [CRT_SELECT] = {COLOR_MAGENTA, -1, A_UNDERLINE},
+    [CRT_ALIVE] = {COLOR_CYAN, -1, A_BOLD},
+    [CRT_EDGE] = {COLOR_BLUE, -1, A_NORMAL},
 };
 
 static void on_quit(int sig)
@@ -135,8 +140,9 @@ attr_t crt_attr(int role)
 {
     if (role <= 0 || role >= CRT_COUNT)
         return A_NORMAL;
-    return colors ? (attr_t)COLOR_PAIR(role) | (role == CRT_PEAK || role == CRT_ERROR ? A_BOLD : 0)
-                  : roles[role].mono;
+    int bold = role == CRT_PEAK || role == CRT_ERROR || role == CRT_OVER || role == CRT_ALIVE ||
+               role == CRT_SELECT;
+    return colors ? (attr_t)COLOR_PAIR(role) | (bold ? A_BOLD : 0) : roles[role].mono;
 }
 
 int crt_ascii(void)

@@ -1,58 +1,39 @@
 /* inspector.c — what is alive at the cursor step (sim_live_at): producer,
  * size, why it is held, when produced, next read, and whether the plan
- * recomputes it. Compact under the curve, full as its own view. */
+ * recomputes it. Compact under the curve, full as the Inspector view. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "render/plot.h"
 #include "src/units.h"
-#include "src/xalloc.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
+#include "ui/widgets.h"
 
-/* Runs of each node in the plan (caller frees). */
-static int *run_counts(const Session *s)
-{
-    int *runs = xcalloc((size_t)s->g->n, sizeof *runs);
-    for (int i = 0; i < s->plan.T; i++)
-        runs[s->plan.steps[i]]++;
-    return runs;
-}
-
-void inspector_draw(Tui *t, int y, int h, int w, int compact)
+void inspector_table(Tui *t, int y, int h, int w, int compact, int *scroll)
 {
     Session *s = t->s;
     if (!s->have || h < 2) {
         tui_put(y, 0, w, s->have ? "" : "waiting for the first plan...");
         return;
     }
-    if (t->cursor >= s->sim.T)
-        t->cursor = s->sim.T - 1;
-    if (t->cursor < 0)
-        t->cursor = 0;
     LiveValue *lv;
     int n = sim_live_at(s->g, s->plan.steps, &s->sim, t->cursor, &lv);
     if (n < 0)
         return;
-    int *runs = run_counts(s);
-    char tot[32], line[512];
-    units_format_bytes(s->sim.mem[t->cursor], tot, sizeof tot);
-    snprintf(line, sizeof line, "step %d (%s): %s alive in %d values%s", t->cursor + 1,
-             s->g->nodes[s->plan.steps[t->cursor]].id, tot, n,
-             t->cursor == s->sim.peak_step ? "  <- peak" : "");
-    attron(A_BOLD);
-    tui_put(y, 0, w, line);
-    attroff(A_BOLD);
+    const int *runs = s->facts.runs;
+    char tot[48], bud[48], line[512];
+    plot_bytes_pair(s->sim.mem[t->cursor], s->budget, tot, sizeof tot, bud, sizeof bud);
+    int over = s->sim.mem[t->cursor] > s->budget;
+    snprintf(line, sizeof line, "step %d (%s): %s alive in %d values%s%s%s", t->cursor + 1,
+             s->g->nodes[s->plan.steps[t->cursor]].id, tot, n, over ? ", over the budget " : "",
+             over ? bud : "", t->cursor == s->sim.peak_step ? "  <- peak" : "");
+    tui_put_attr(y, 0, w, line, over ? crt_attr(CRT_OVER) : A_BOLD);
     snprintf(line, sizeof line, "  %-22s %10s %-9s %9s %9s %s", "value", "size", "why", "produced",
              "next read", "recomputed");
-    attron(A_UNDERLINE);
-    tui_put(y + 1, 0, w, line);
-    attroff(A_UNDERLINE);
+    tui_put_attr(y + 1, 0, w, line, A_UNDERLINE);
     int rows = h - 2;
-    int first = compact ? 0 : t->scroll;
-    if (first > n - rows)
-        first = n - rows > 0 ? n - rows : 0;
-    if (!compact)
-        t->scroll = first;
+    int first = compact ? 0 : tui_clamp_scroll(scroll, n, rows);
     for (int i = first, r = 0; i < n && r < rows; i++, r++) {
         char rc[24];
         LiveCells c;
@@ -69,6 +50,39 @@ void inspector_draw(Tui *t, int y, int h, int w, int compact)
                      c.size, live_reason_name(lv[i].reason), c.produced, c.next_read, rc);
         tui_put(y + 2 + r, 0, w, line);
     }
-    free(runs);
     free(lv);
 }
+
+typedef struct InspectState {
+    int scroll;
+} InspectState;
+
+static void inspect_draw(View *v, Tui *t, int y, int h, int w)
+{
+    InspectState *st = v->st;
+    inspector_table(t, y, h, w, 0, &st->scroll);
+}
+
+static Reaction inspect_key(View *v, Tui *t, int ch)
+{
+    (void)t;
+    InspectState *st = v->st;
+    if (ch == 'j' || ch == KEY_DOWN)
+        st->scroll++;
+    else if ((ch == 'k' || ch == KEY_UP) && st->scroll > 0)
+        st->scroll--;
+    else
+        return R_NONE;
+    return R_BODY | R_TAKEN;
+}
+
+static const ViewKey inspect_keys[] = {{"j/k", "scroll the values"}, {NULL, NULL}};
+
+const ViewOps view_inspect_ops = {
+    .name = "Inspector",
+    .help = "every value alive at the time cursor: what holds the memory there and why (columns below)",
+    .keys = inspect_keys,
+    .state_size = sizeof(InspectState),
+    .draw = inspect_draw,
+    .key = inspect_key,
+};

@@ -18,14 +18,17 @@
 #include "src/units.h"
 #include "src/xalloc.h"
 #include "ui/bg.h"
+#include "ui/replay_ui.h"
 #include "ui/torch_replay.h"
 #include "ui/tui.h"
 
 struct ReplayUi {
     Bg bg;
     int running;
-    /* the task's input and output (the thread's alone while running) */
-    const Graph *g;
+    /* the task's input and output (the thread's alone while running); its
+     * own copy of the graph, so a replay still running at quit can be left
+     * to the exiting process */
+    Graph *g;
     Plan task_plan;
     Replay task_r;
     int task_rc;
@@ -202,11 +205,20 @@ static void remove_dir(ReplayUi *u)
     rmdir(u->dir);
 }
 
+/* replays still running at exit; kept reachable for leak checkers */
+static ReplayUi *abandoned;
+
 void replay_ui_free(ReplayUi *u)
 {
     if (!u)
         return;
+    if (u->running && !bg_done(&u->bg)) {
+        bg_abandon(&u->bg);     /* replay_cpu has no cancel flag */
+        abandoned = u;
+        return;
+    }
     bg_free(&u->bg);
+    graph_free(u->g);
     remove_dir(u);
     plan_done(&u->task_plan);
     plan_done(&u->plan);
@@ -241,7 +253,8 @@ int replay_ui_start(Tui *t, char *msg, size_t n)
         snprintf(msg, n, "replay: no plan yet");
         return -1;
     }
-    u->g = s->g;
+    graph_free(u->g);
+    u->g = graph_clone(s->g);
     plan_copy(&u->task_plan, &s->plan);
     replay_done(&u->task_r);
     if (u->cuda[0] || u->torch[0]) {

@@ -1,103 +1,57 @@
-/* view_structure.c — two list views over the plan: the recomputed nodes
- * (runs, extra cost) and the solver's overlay from describe() (groups with
- * labels, indented by level), for whichever solver provides one. */
+/* view_structure.c — the solver's own structure (its describe() overlay:
+ * lower-set blocks and the caches between them, tree-decomposition bags
+ * and separators, stages, segments), one group a line, indented by level,
+ * with its node count and bytes. j/k select a group; the selection is
+ * highlighted on the curve, in its band and in the graph view. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/band.h"
 #include "src/units.h"
-#include "src/xalloc.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 
-static const Session *sort_s;
-static const int *sort_runs;
+typedef struct StructureState {
+    int scroll;
+} StructureState;
 
-static int by_extra(const void *a, const void *b)
+static void structure_draw(View *v, Tui *t, int y, int h, int w)
 {
-    int u = *(const int *)a, v = *(const int *)b;
-    double eu = (sort_runs[u] - 1) * sort_s->g->nodes[u].cost;
-    double ev = (sort_runs[v] - 1) * sort_s->g->nodes[v].cost;
-    return eu < ev ? 1 : eu > ev ? -1 : u - v;
-}
-
-/* Clamp t->scroll for n lines in rows and return it. */
-static int clamp_scroll(Tui *t, int n, int rows)
-{
-    if (t->scroll > n - rows)
-        t->scroll = n - rows;
-    if (t->scroll < 0)
-        t->scroll = 0;
-    return t->scroll;
-}
-
-void view_recomputed_draw(Tui *t, int y, int h, int w)
-{
-    const Session *s = t->s;
-    char line[512];
-    if (!s->have) {
-        tui_put(y, 0, w, "waiting for the first plan...");
-        return;
-    }
-    int n = s->g->n;
-    int *runs = xcalloc((size_t)n, sizeof *runs);
-    int *list = xmallocarray((size_t)n, sizeof *list);
-    int m = 0;
-    for (int i = 0; i < s->plan.T; i++)
-        runs[s->plan.steps[i]]++;
-    for (int v = 0; v < n; v++)
-        if (runs[v] > 1)
-            list[m++] = v;
-    sort_s = s;
-    sort_runs = runs;
-    qsort(list, (size_t)m, sizeof *list, by_extra);
-    snprintf(line, sizeof line, "Recomputed nodes: %d of %d, %d extra runs, cost %+.1f%% over the baseline",
-             m, n, s->sim.recomputations, plan_overhead(&s->plan) * 100);
-    attron(A_BOLD);
-    tui_put(y, 0, w, line);
-    attroff(A_BOLD);
-    if (m == 0) {
-        tui_put(y + 2, 2, w - 2, "no node is recomputed: every value is kept until its last use");
-    } else {
-        snprintf(line, sizeof line, "  %-24s %6s %14s", "node", "runs", "extra cost");
-        attron(A_UNDERLINE);
-        tui_put(y + 1, 0, w, line);
-        attroff(A_UNDERLINE);
-        int first = clamp_scroll(t, m, h - 2);
-        for (int i = first, r = 0; i < m && r < h - 2; i++, r++) {
-            int v = list[i];
-            snprintf(line, sizeof line, "  %-24.24s %6d %14.6g", s->g->nodes[v].id, runs[v],
-                     (runs[v] - 1) * s->g->nodes[v].cost);
-            tui_put(y + 2 + r, 0, w, line);
-        }
-    }
-    free(runs);
-    free(list);
-}
-
-void view_structure_draw(Tui *t, int y, int h, int w)
-{
+    StructureState *st = v->st;
     const Session *s = t->s;
     const Overlay *ov = &s->ov;
     char line[1024];
     snprintf(line, sizeof line, "Structure of %s: %s", s->have_cls ? s->have_cls->name : s->cls->name,
              ov->title ? ov->title : ov->n ? "groups" : "");
-    attron(A_BOLD);
-    tui_put(y, 0, w, line);
-    attroff(A_BOLD);
+    tui_put_attr(y, 0, w, line, A_BOLD);
     if (!s->have || ov->n == 0) {
         snprintf(line, sizeof line, "solver %s shows no structure (it has no describe); plan of %d steps",
                  s->have_cls ? s->have_cls->name : s->cls->name, s->have ? s->plan.T : 0);
         tui_put(y + 2, 2, w - 2, line);
         return;
     }
+    int n = snprintf(line, sizeof line, "%d groups", ov->n);
     if (ov->width)
-        snprintf(line, sizeof line, "%d groups, width %d", ov->n, ov->width);
-    else
-        snprintf(line, sizeof line, "%d groups", ov->n);
+        n += snprintf(line + n, sizeof line - (size_t)n, ", width %d", ov->width);
+    if (t->sel_group >= 0 && t->sel_group < ov->n) {
+        int first, last, reruns;
+        band_group_steps(ov, t->sel_group, s->g, s->plan.steps, s->plan.T, s->facts.rerun, &first, &last, &reruns);
+        snprintf(line + n, sizeof line - (size_t)n, "; selected %s: first runs at steps %d-%d, %d recomputation steps",
+                 ov->groups[t->sel_group].label, first + 1, last + 1, reruns);
+    } else {
+        snprintf(line + n, sizeof line - (size_t)n, "; j/k select a group to see it on the curve and the graph");
+    }
     tui_put(y + 1, 0, w, line);
-    int first = clamp_scroll(t, ov->n, h - 2);
-    for (int i = first, r = 0; i < ov->n && r < h - 2; i++, r++) {
+    int rows = h - 2;
+    if (t->sel_group >= 0) {
+        if (t->sel_group < st->scroll)
+            st->scroll = t->sel_group;
+        if (t->sel_group >= st->scroll + rows)
+            st->scroll = t->sel_group - rows + 1;
+    }
+    int first = tui_clamp_scroll(&st->scroll, ov->n, rows);
+    for (int i = first, r = 0; i < ov->n && r < rows; i++, r++) {
         const OverlayGroup *gr = &ov->groups[i];
         int ind = gr->level * 2;
         if (ind > 20)
@@ -109,10 +63,49 @@ void view_structure_draw(Tui *t, int y, int h, int w)
             bytes += s->g->nodes[gr->nodes[k]].size;
         char bb[32];
         units_format_bytes(bytes, bb, sizeof bb);
-        int u = snprintf(line, sizeof line, "%*s[%s] %s (%d, %s): ", ind, "",
+        int u = snprintf(line, sizeof line, "%c %*s[%s] %s (%d, %s): ", i == t->sel_group ? '>' : ' ', ind, "",
                          overlay_kind_name(gr->kind), gr->label, gr->n, bb);
         for (int k = 0; k < gr->n && u < (int)sizeof line - 40; k++)
             u += snprintf(line + u, sizeof line - (size_t)u, "%s%s", k ? " " : "", s->g->nodes[gr->nodes[k]].id);
-        tui_put(y + 2 + r, 2, w - 2, line);
+        tui_put_attr(y + 2 + r, 0, w, line, i == t->sel_group ? crt_attr(CRT_SELECT) | A_REVERSE : A_NORMAL);
     }
 }
+
+static Reaction structure_key(View *v, Tui *t, int ch)
+{
+    (void)v;
+    int n = t->s->have ? t->s->ov.n : 0;
+    switch (ch) {
+    case 'j': case KEY_DOWN:
+        if (n)
+            t->sel_group = t->sel_group + 1 < n ? t->sel_group + 1 : n - 1;
+        break;
+    case 'k': case KEY_UP:
+        if (t->sel_group > 0)
+            t->sel_group--;
+        break;
+    case 'x':
+        t->sel_group = -1;
+        break;
+    default:
+        return R_NONE;
+    }
+    return R_BODY | R_TAKEN;
+}
+
+static const ViewKey structure_keys[] = {
+    {"j/k", "select a group: its steps and nodes are highlighted in every view"},
+    {"x", "clear the selection"},
+    {NULL, NULL},
+};
+
+const ViewOps view_structure_ops = {
+    .name = "Structure",
+    .help = "the solver's own structure: Kusumoto's lower-set blocks and the caches between them, "
+            "TWRemat's bags and separators by recursion level, chain and join stages, segments; "
+            "each with its node count and bytes",
+    .keys = structure_keys,
+    .state_size = sizeof(StructureState),
+    .draw = structure_draw,
+    .key = structure_key,
+};

@@ -63,7 +63,7 @@ fails=$((fails + $?))
 # ---- Kumar et al. Figure 1: recomputing A lowers the peak from 4 to 3 ------
 K=samples/kumar_fig1.json
 printf '{"format":"remat-plan","version":1,"graph":"kumar-fig1","solver":"hand","budget":3,"schedule":["A","B","C","D","A","E"],"peak":3,"cost":6}\n' >"$T/fig1.json"
-run "$REMAT" simulate "$K" "$T/fig1.json" --curve
+run "$REMAT" simulate "$K" "$T/fig1.json" --csv
 expect_rc 0 "fig1 recompute plan"
 expect_out "^valid +yes, 6 steps, 1 recomputations" "fig1 recompute: valid"
 expect_out "^peak +3 \(3 B\) at step 4 \(D\)" "fig1 recompute: peak 3"
@@ -211,8 +211,43 @@ run "$REMAT" export "$K" -f gif -o "$T/k.gif"
 expect_rc 2 "export to an unknown format"
 expect_one_line_err "export to an unknown format"
 
+# the format from the file's name; a name that does not say is refused
+run "$REMAT" export "$K" -o "$T/k.svg"
+expect_rc 0 "export: format from .svg"
+grep -q '<svg' "$T/k.svg" || bad "export -o k.svg did not write SVG"
+expect_err "wrote .*k\.svg \(svg\)" "export: says the format it inferred"
+run "$REMAT" export "$K" -o "$T/k.pdf"
+expect_rc 2 "export: an extension it cannot write"
+expect_err "remat export: cannot tell the format of '.*k\.pdf' from its name: use \.dot, \.gv, \.svg or \.png, or --format" "export: unknown extension"
+expect_one_line_err "export: unknown extension"
+
+# ---- each command takes only its own options ------------------------------------
+run "$REMAT" info "$K" --points 3
+expect_rc 2 "info --points"
+expect_err "^remat info: option '--points' does not apply to info \(see 'remat help'\)$" "info --points refused"
+expect_one_line_err "info --points"
+run "$REMAT" solve "$K" -s greedy --memory 1GiB
+expect_rc 2 "solve --memory"
+expect_err "option '--memory' does not apply to solve" "solve --memory refused"
+run "$REMAT" list-solvers --curve
+expect_rc 2 "list-solvers --curve"
+
+# ---- simulate: --curve draws, --csv lists ---------------------------------------------
+run "$REMAT" simulate "$K" "$T/fig1.json" --curve --width 12 --height 4
+expect_rc 0 "simulate --curve"
+expect_out '^ +3 B \|---#-#$' "simulate --curve: the budget line and the peaks"
+expect_out '^ +0 B \+------$' "simulate --curve: the time axis"
+grep -q '^[0-9]*,' "$T/out" && bad "simulate --curve printed CSV"
+
+# ---- sweep: a table for people, CSV with --csv -------------------------------------
+run "$REMAT" sweep samples/chain32.json -s noremat --points 2
+expect_rc 0 "sweep table"
+expect_out '^budget +peak +cost +overhead +steps +status$' "sweep table: header"
+expect_out '^5 B \(5\) +35 B \(35\) +65 +\+0\.00% +65 +over$' "sweep table: the lower bound, over"
+expect_out '^35 B \(35\) +35 B \(35\) +65 +\+0\.00% +65 +ok$' "sweep table: the baseline peak, ok"
+
 # ---- sweep: header and one row per point -----------------------------------------
-run "$REMAT" sweep samples/chain32.json -s noremat --points 5
+run "$REMAT" sweep samples/chain32.json -s noremat --points 5 --csv
 expect_rc 0 "sweep"
 [ "$(head -1 "$T/out")" = "budget,peak,cost,overhead_pct,steps,status" ] || bad "sweep header: $(head -1 "$T/out")"
 [ "$(wc -l <"$T/out")" -eq 6 ] || bad "sweep --points 5 printed $(($(wc -l <"$T/out") - 1)) rows"

@@ -13,7 +13,7 @@ for g in samples/*.json; do
             opt=""
             [ "$b" = none ] || opt="--budget $b"
             # the exact MILP gets a short time limit: its best schedule is checked all the same
-            [ "$s" = checkmate ] && opt="$opt -O time_limit=3"
+            case $s in checkmate*|fastsa|auto) opt="$opt -O time_limit=2" ;; esac
             run $REMAT solve "$g" --solver "$s" $opt -o "$T/plan.json"
             case $rc in
             0)
@@ -47,14 +47,14 @@ printf '{"format":"remat-plan","schedule":["A","C","B","D","E"]}' >"$T/bad.json"
 python3 tests/validate.py samples/kumar_fig1.json "$T/bad.json" >"$T/v" && { echo "FAIL: validator accepted an invalid schedule"; fails=$((fails+1)); }
 # a solver's own proof that a budget is out of reach reaches the user:
 # the MILP's infeasibility (no plan at all) and the join's Theorem 3.3 minimum
-run $REMAT solve samples/kumar_fig1.json --solver checkmate --budget 3 -O steps=5
+run $REMAT solve samples/kumar_fig1.json --solver checkmate-free --budget 3 -O steps=5
 expect_rc 3 "checkmate infeasible with 5 steps"
-expect_err "checkmate: no schedule of at most 5 steps fits budget 3" "checkmate infeasibility message"
+expect_err "checkmate-free: no schedule of at most 5 steps fits budget 3" "checkmate-free infeasibility message"
 run $REMAT solve samples/join3.json --solver join --budget 50% -O model=homogeneous
 expect_rc 3 "join below Theorem 3.3"
-expect_err "smallest peak found 11 \\(Theorem 3.3: the join needs at least 7 slots" "join minimum named"
+expect_err "smallest peak found 11 B \\(Theorem 3.3: the join needs at least 7 slots" "join minimum named"
 # (auto also tries heterogeneous per-branch schedules: 50 % fits, 9 does not)
 run $REMAT solve samples/join3.json --solver join --budget 9
 expect_rc 3 "join auto below its lowest peak"
-expect_err "smallest peak found 10 \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
+expect_err "smallest peak found 10 B \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
 finish

@@ -21,8 +21,8 @@ wait_for() {
     done
     return 1
 }
-check() { # REGEX WHAT
-    wait_for "$1" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
+check() { # REGEX WHAT [TENTHS]
+    wait_for "$1" "${3:-100}" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
 }
 status_line() { screen | grep -E '^ .* \| .* \| budget ' | head -1; }
 # start GRAPH [OPTIONS]: the explorer (arguments without spaces) in a 100x30 window; its exit status lands in $T/rc
@@ -30,7 +30,7 @@ start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null
     tm -f /dev/null new-session -d -s tui -x 100 -y 30 \
-        "TERM=xterm-256color sh -c '\"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
+        "TERM=xterm-256color sh -c 'trap : INT; \"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
 wait_exit() {
@@ -43,11 +43,15 @@ wait_exit() {
     }
 }
 
+# the explorer opens on the auto portfolio where it is registered
+DEF=$("$REMAT" list-solvers | awk '$1 == "auto" { print "auto" }')
+DEF=${DEF:-noremat}
+
 # ---- the paper's small example ------------------------------------------
 start samples/kumar_fig1.json
 check 'peak 4 B at step 4 \(D\)' "kumar: peak figure"
 check '█' "kumar: curve drawn with blocks"
-check 'kumar-fig1 \| noremat \| budget 4 B \| peak 4 B' "kumar: status line"
+check "kumar-fig1 \\| $DEF \\| budget 4 B \\| peak 4 B" "kumar: status line (opens on $DEF)"
 check 'budget 4 B 3 B \[' "kumar: slider from min to baseline peak"
 
 # picker: every registered solver is listed; choose each in turn
@@ -121,7 +125,7 @@ wait_exit "kumar: q"
 } >"$T/chain.json"
 run "$REMAT" transform "$T/chain.json" -o "$T/train.json"
 expect_rc 0 "transform the chain"
-start "$T/train.json"
+start "$T/train.json" -s noremat
 check 'chain32-train \| noremat \| budget 69.0 MiB \| peak 69.0 MiB' "chain: status"
 before=$(status_line)
 tm send-keys -t tui NPage NPage
@@ -160,14 +164,21 @@ tm send-keys -t tui x q
 wait_exit "chain: q"
 
 # ---- compare: every solver at the budget, the batch fit, the sweep --------
-start samples/chain32.json -b 26
+start samples/chain32.json -s noremat -b 26
 check 'chain32-train \| noremat \| budget 26 B' "compare: start at 26 B"
 tm send-keys -t tui Tab Tab Tab Tab
 check 'Every solver at budget 26 B' "compare view opens"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
 check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
 check 'chen +(peak|refused)' "compare: chen row"
-check 'batch fit in 26 B: largest multiplier x0 without recomputation' "compare: batch fit"
+# the gap column: each cost over Checkmate's LP bound, the one solve --bound prints
+lb=$("$REMAT" solve samples/chain32.json -s greedy -b 26 --bound -o /dev/null 2>&1 | sed -n 's/.*costs less than \([0-9.e+]*\);.*/\1/p')
+check "gap: cost over Checkmate's LP bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
+check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+% +[0-9.]+s +gap +\+[0-9.]+%' "compare: greedy's gap to the bound"
+check 'noremat +peak +35 B .* gap +- +OVER budget' "compare: no gap for a plan over the budget"
+# the fit waits behind every solver's row (some take their 3 s limit)
+check 'batch fit in 26 B: x0\.74 of the batch without recomputation \(x1 peaks at 35 B\)' "compare: batch fit without recomputation" 400
+check '^ +nothing fits with noremat$' "compare: batch fit with the solver"
 check 'Trade-off of noremat' "compare: sweep chart"
 rows=$(grep -cE '^[* ] [a-z_0-9]+ +(peak|refused)' "$T/screen")
 [ "$rows" -ge 3 ] || { echo "FAIL: compare shows $rows solver rows"; fails=$((fails+1)); }
@@ -251,7 +262,7 @@ expect_rc 1 "reopen: a plan of another graph is refused"
 expect_err "unknown node id" "reopen: names the bad node"
 
 # ---- play: space steps the time cursor on a timer --------------------------
-start samples/chain32.json
+start samples/chain32.json -s noremat
 check 'chain32-train \| noremat \| .*solved' "play: plan"
 tm send-keys -t tui p Space
 check '^> step [0-9]+/65 runs [a-z0-9.]+: allocates 1 B; frees' "play: step line"
@@ -275,7 +286,7 @@ start samples/chain32.json -s greedy -b 20
 check 'chain32-train \| greedy \| budget 20 B .*solved' "graph: plan"
 tm send-keys -t tui BTab
 check 'chain32-train: 66 nodes, zoom 1x' "graph view opens"
-check '^ +f1 +' "graph: node labels drawn"
+check '(^| )f1( |$)' "graph: node labels drawn"
 check 'id +x$' "graph: the top node is selected"
 tm send-keys -t tui n
 check 'id +f1$' "graph: n selects the next node"
@@ -306,6 +317,150 @@ done
 check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
 tm send-keys -t tui q
 wait_exit "graph: q"
+
+# ---- never block: Ctrl-C during a long solve quits at once -----------------
+# checkmate's MILP runs up to its 60 s limit on this graph; wait_exit allows 10 s
+start samples/models/resnet18.json -s checkmate -b 60%
+check 'resnet18-train-b8 \| checkmate \| budget [0-9.]+ MiB \| .*solving' "ctrl-c: a long solve runs"
+tm send-keys -t tui C-c
+wait_exit "ctrl-c during checkmate"
+start samples/models/resnet18.json -s checkmate -b 60%
+check 'resnet18-train-b8 \| checkmate \| .*solving' "q: a long solve runs"
+tm send-keys -t tui q
+wait_exit "q during checkmate"
+
+# an export runs in the background: the message says so, then the file
+start samples/transformer_small.json -s greedy -b 80%
+check '\| greedy \| .*solved' "export: plan"
+tm send-keys -t tui e
+tm send-keys -t tui -l "$T/tf.svg"
+tm send-keys -t tui Enter
+check "wrote .*tf\.svg \(svg, [0-9.]+s\)" "export: svg written by the background task"
+grep -q '<svg' "$T/tf.svg" || { echo "FAIL: export: no SVG in $T/tf.svg"; fails=$((fails+1)); }
+[ ! -e "$T/tf.svg.part" ] || { echo "FAIL: export: left the partial file"; fails=$((fails+1)); }
+tm send-keys -t tui e
+tm send-keys -t tui -l "$T/tf.pdf"
+tm send-keys -t tui Enter
+check "export: '.*tf\.pdf': name a \.dot, \.gv, \.svg, \.png or \.json file" "export: format from the name"
+tm send-keys -t tui q
+wait_exit "export: q"
+
+# ---- structures on the timeline ----------------------------------------------
+start samples/chain32.json -s kusumoto-exact -b 26
+check 'chain32-train \| kusumoto-exact \| budget 26 B \| .*solved' "timeline: kusumoto plan"
+check 'peak 26 B at step 34 \(f32\.grad\), [0-9]+ recomputation steps' "timeline: recomputation steps counted"
+check '^ +0└.*▴' "timeline: recomputation steps marked on the time axis"
+check '^ +block ├V_1─*┤' "timeline: the blocks as a band under the curve"
+check 'V_1┄' "timeline: where V_1 is recomputed"
+tm send-keys -t tui '}'
+check 'selected V_1: 10 nodes, first runs at steps 1-10, [1-9][0-9]* recomputation steps' "timeline: } selects a block"
+tm send-keys -t tui Tab Tab Tab
+check '^> \[block\] V_1 \(10, 10 B\)' "timeline: the structure view shows the same selection"
+check 'selected V_1: first runs at steps 1-10' "timeline: structure view header"
+tm send-keys -t tui j
+check '^> \[block\] V_2 ' "timeline: j selects the next block"
+tm send-keys -t tui q
+wait_exit "timeline: q"
+# TWRemat's recursion: its separators as spans, level by level
+start samples/chain32.json -s twremat -b 20
+check '^ +bag +├separator, level 0─*┤' "timeline: TWRemat's separator span"
+tm send-keys -t tui b
+tm send-keys -t tui -l 1
+tm send-keys -t tui Enter
+check 'budget clamped to the range 5 B \(5\) \.\. 35 B \(35\)' "timeline: a clamped budget says the range, exactly"
+tm send-keys -t tui q
+wait_exit "twremat: q"
+# above the budget: counted on the curve (17 steps of noremat's 65 exceed 26 B)
+"$REMAT" solve samples/chain32.json -s noremat -o "$T/n.json" 2>/dev/null
+over=$("$REMAT" simulate samples/chain32.json "$T/n.json" --csv | awk -F, 'NR > 1 && $3 + 0 > 26' | wc -l)
+start samples/chain32.json -s noremat -b 26
+check "peak 35 B at step 34 \(f32\.grad\), $over steps over the budget" "timeline: steps over the budget ($over)"
+tm send-keys -t tui q
+wait_exit "over budget: q"
+
+# ---- what to recompute: the ranking at the peak, pin and force ------------------
+start samples/chain32.json -s fastsa -b 26
+check 'chain32-train \| fastsa \| budget 26 B \| .*solved' "recompute: fastsa plan"
+tm send-keys -t tui Tab Tab
+check 'Worth recomputing at step 34 \(f32\.grad\), the peak' "recompute: ranking at the peak"
+check '^> f[0-9]+ +1 B +[0-9]+ +1 +[0-9]+ (held|gone) +keeps it' "recompute: the best candidate selected"
+# j moves the selection down the ranking; the second candidate is forced
+tm send-keys -t tui j
+check '^> f[0-9]+ ' "recompute: a row selected"
+sleep 0.3
+sel=$(screen | awk '$1 == ">" { print $2; exit }')
+[ "$(screen | awk '$1 == ">" { print NR; exit }')" = 5 ] ||
+    { echo "FAIL: recompute: j did not select the second row"; fails=$((fails+1)); }
+tm send-keys -t tui F
+check "forced \(recompute\) $sel; solving again with pin=- force=$sel" "recompute: F forces $sel"
+check "fastsa \| budget 26 B \| .*solved .*\| force $sel" "recompute: fastsa solved with force=$sel"
+check "^  $sel +[2-9] " "recompute: the plan recomputes $sel"
+# a solver that cannot honour the rule says so; C clears it
+num=$("$REMAT" list-solvers | grep '^[a-z]' | awk '$1 == "greedy" { print NR }')
+tm send-keys -t tui a "$num" Enter
+check 'greedy cannot honour pin/force' "recompute: greedy refuses force="
+tm send-keys -t tui C
+check 'no node pinned or forced' "recompute: C clears the rules"
+check 'chain32-train \| greedy \| budget 26 B \| .*solved' "recompute: greedy solves without rules"
+tm send-keys -t tui q
+wait_exit "recompute: q"
+
+# ---- a graph a person can read: kumar_fig1 whole at the opening zoom --------------
+start samples/kumar_fig1.json
+tm send-keys -t tui BTab
+check 'kumar-fig1: 5 nodes, zoom 1x' "graph: kumar view"
+screen | sed -n '3,26p' | cut -c1-68 >"$T/drawing"
+for n in A B C D E; do
+    grep -qE "(^| )$n( |$)" "$T/drawing" || { echo "FAIL: graph: node $n not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
+done
+[ "$(grep -o '[│─┌┐└┘├┤┬┴┼]' "$T/drawing" | wc -l)" -ge 12 ] ||
+    { echo "FAIL: graph: kumar's six edges not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
+tm send-keys -t tui /
+check 'search id or op: _' "graph: / asks for a search"
+tm send-keys -t tui -l D
+tm send-keys -t tui Enter
+check 'id +D$' "graph: search selects D"
+tm send-keys -t tui f
+check 'kumar-fig1: 5 nodes, zoom 1x, focus D' "graph: f focuses on D"
+check 'in 2, out 1' "graph: D's inputs and consumers"
+tm send-keys -t tui f
+check 'kumar-fig1: 5 nodes, zoom 1x \(' "graph: f again shows the whole graph"
+tm send-keys -t tui q
+wait_exit "graph kumar: q"
+
+# ---- details: the picker edits options, help explains views and columns ---------
+start samples/chain32.json -s noremat
+check 'chain32-train \| noremat \| .*solved' "picker options: plan"
+tm send-keys -t tui a
+check 'Choose a solver' "picker options: picker"
+num=$(screen | awk '$2 == "fastsa" { print $1 } $3 == "fastsa" { print $2 }' | head -1)
+tm send-keys -t tui 1
+i=1; while [ $i -lt "$num" ]; do tm send-keys -t tui Down; i=$((i + 1)); done
+tm send-keys -t tui Tab
+check 'options of fastsa \(value in force\)' "picker options: fastsa's options"
+check '^ +> [a-z_]+ += ' "picker options: the first option highlighted"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    screen | grep -qE '^ +> time_limit ' && break
+    tm send-keys -t tui Down; sleep 0.1
+done
+check '^ +> time_limit += [^ ]+ +\(default\)' "picker options: time_limit and its default"
+tm send-keys -t tui Enter
+check 'value \(empty: default\): [^ ]+_' "picker options: editing time_limit"
+tm send-keys -t tui C-u
+tm send-keys -t tui -l 1
+tm send-keys -t tui Enter
+check 'time_limit += 1 +\(set\)' "picker options: the value in force"
+check 'fastsa: time_limit = 1' "picker options: message"
+tm send-keys -t tui Left Enter
+check 'chain32-train \| fastsa \| .*solved' "picker options: fastsa solves with them"
+tm send-keys -t tui '?'
+check 'Views \(Tab / Shift-Tab\)' "help: the views"
+tm send-keys -t tui NPage
+check 'Recompute +at the time cursor, the held values worth recomputing' "help: what the Recompute view shows"
+tm send-keys -t tui NPage NPage
+check 'why +input: resident all along' "help: the inspector's columns"
+tm send-keys -t tui x q
+wait_exit "details: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json

@@ -386,6 +386,30 @@ static void test_noremat_memory_order(void **st)
     graph_free(g);
 }
 
+/* Every solver's option table is coherent: each default passes its own
+ * check, and a value outside a numeric range or choice list is refused
+ * naming the option. */
+static void test_solver_param_tables(void **st)
+{
+    (void)st;
+    Err e;
+    for (int i = 0; i < solver_count(); i++)
+        for (const SolverParam *p = solver_at(i)->params; p && p->name; p++) {
+            if (solver_param_check(p, p->def, &e) != ERR_OK)
+                fail_msg("%s: default %s=%s fails its own check: %s", solver_at(i)->name, p->name,
+                         p->def, e.msg);
+            if (p->kind == OPT_INT || p->kind == OPT_NUM) {
+                char v[64];
+                snprintf(v, sizeof v, "%.17g", p->hi * 2 + 1);
+                assert_int_equal(solver_param_check(p, v, &e), ERR_USAGE);
+                assert_non_null(strstr(e.msg, p->name));
+                assert_int_equal(solver_param_check(p, "x1", &e), ERR_USAGE);
+            }
+            if (p->kind == OPT_CHOICE)
+                assert_int_equal(solver_param_check(p, "no-such-choice", &e), ERR_USAGE);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_dot_errors),       cmocka_unit_test(test_transform),
         cmocka_unit_test(test_units),            cmocka_unit_test(test_plan_json),
         cmocka_unit_test(test_noremat_memory_order),
+        cmocka_unit_test(test_solver_param_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,9 @@
 
 #include <math.h>
 
-#include "solvers/fastsa.h"
+#include "solvers/fastsa/fastsa.h"
 #include "src/graph_io.h"
-#include "solvers/segtree.h"
+#include "solvers/fastsa/segtree.h"
 #include "src/transform.h"
 
 static unsigned rnd(unsigned *s)
@@ -373,6 +373,117 @@ static void test_random_plans(void **state)
     assert_true(met >= total / 4);
 }
 
+/* fastsa keeps the best of its starts: never dearer than greedy's plan
+ * (one of its seeds) where greedy fits, and grouping never makes it worse
+ * than its own run without grouping (that run is part of the grouped
+ * search, on the same random stream). Iteration limits make every run
+ * deterministic. */
+static void test_never_worse_than_its_starts(void **state)
+{
+    (void)state;
+    unsigned seed = 41;
+    int greedy_cmp = 0, group_cmp = 0;
+    const char *on[] = {"iters=30000", "time_limit=60", "restarts=0", "seed=7", NULL};
+    const char *off[] = {"iters=30000", "time_limit=60", "restarts=0", "seed=7", "grouping=off",
+                         "seeds=none", NULL};
+    for (int gi = 0; gi < 10; gi++) {
+        Graph *g = gi < 8 ? random_training(&seed, 5 + gi) : graph_load(gi == 8 ? "samples/chain32.json" : "samples/unet_small.json", &(Err){0});
+        assert_non_null(g);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int pct = 80; pct >= 50; pct -= 15) {
+            int64_t b = bp * pct / 100;
+            if (b < graph_min_peak(g, NULL))
+                continue;   /* refused up front, by every solver alike */
+            Plan f, u, q;
+            int rf = tu_solve(g, "fastsa", b, &f, on);
+            int ru = tu_solve(g, "fastsa", b, &u, off);
+            int rq = tu_solve(g, "greedy", b, &q, NULL);
+            assert_true(rf == ERR_OK || rf == ERR_OVER_BUDGET);
+            check_plan(g, &f);
+            if (rq == ERR_OK) {
+                assert_int_equal(rf, ERR_OK);
+                assert_true(f.cost <= q.cost);
+                greedy_cmp++;
+            }
+            if (ru == ERR_OK) {
+                assert_int_equal(rf, ERR_OK);
+                assert_true(f.cost <= u.cost);
+                group_cmp++;
+            } else if (rf == ERR_OVER_BUDGET) {
+                assert_true(f.peak <= u.peak);
+            }
+            plan_done(&f);
+            plan_done(&u);
+            plan_done(&q);
+        }
+        graph_free(g);
+    }
+    assert_true(greedy_cmp >= 5);
+    assert_true(group_cmp >= 10);
+}
+
+/* pin= (run once) and force= (run at least twice) are kept; a solver that
+ * cannot honour them refuses in one line. */
+static void test_pin_force(void **state)
+{
+    (void)state;
+    Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
+    Plan p;
+    /* at budget 3 the optimum recomputes A; pinned, A runs once */
+    const char *pin[] = {"iters=20000", "time_limit=60", "pin=A", NULL};
+    int rc = tu_solve(g, "fastsa", 3, &p, pin);
+    assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+    int runs = 0;
+    for (int t = 0; t < p.T; t++)
+        runs += p.steps[t] == graph_find(g, "A");
+    assert_int_equal(runs, 1);
+    plan_done(&p);
+    /* at the baseline peak nothing needs recomputing; forced, B runs twice */
+    const char *force[] = {"iters=20000", "time_limit=60", "force=B,C", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", 4, &p, force), ERR_OK);
+    check_plan(g, &p);
+    int rb = 0, rcc = 0;
+    for (int t = 0; t < p.T; t++) {
+        rb += p.steps[t] == graph_find(g, "B");
+        rcc += p.steps[t] == graph_find(g, "C");
+    }
+    assert_true(rb >= 2 && rcc >= 2);
+    plan_done(&p);
+    /* the portfolio passes them on */
+    const char *apin[] = {"time_limit=1", "pin=A", NULL};
+    rc = tu_solve(g, "auto", 3, &p, apin);
+    assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+    runs = 0;
+    for (int t = 0; t < p.T; t++)
+        runs += p.steps[t] == graph_find(g, "A");
+    assert_true(runs <= 1);
+    plan_done(&p);
+    /* refusals and mistakes, each in one line */
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    solver_opts_add(&o, "pin=A", &e);
+    assert_null(solver_new(solver_find("greedy"), g, &o, &e));
+    assert_int_equal(e.code, ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.msg, "greedy cannot honour pin/force"));
+    solver_opts_done(&o);
+    solver_opts_init(&o);
+    solver_opts_add(&o, "pin=Z", &e);
+    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_non_null(strstr(e.msg, "option pin: no node 'Z' in the graph"));
+    solver_opts_done(&o);
+    solver_opts_init(&o);
+    solver_opts_add(&o, "pin=A", &e);
+    solver_opts_add(&o, "force=A", &e);
+    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_non_null(strstr(e.msg, "node 'A' is both pinned and forced"));
+    solver_opts_done(&o);
+    graph_free(g);
+}
+
 static void test_cancel(void **state)
 {
     (void)state;
@@ -418,6 +529,8 @@ int main(void)
         cmocka_unit_test(test_segtreef_vs_array),
         cmocka_unit_test(test_incremental_peak_matches_sim),
         cmocka_unit_test(test_chain32_budgets),
+        cmocka_unit_test(test_never_worse_than_its_starts),
+        cmocka_unit_test(test_pin_force),
         cmocka_unit_test(test_fig1),
         cmocka_unit_test(test_same_seed_same_plan),
         cmocka_unit_test(test_resolve_warm_start),

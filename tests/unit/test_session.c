@@ -34,7 +34,7 @@ static int slow_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return ERR_OK;
 }
 
-static const SolverParam no_params[] = {{NULL, NULL, NULL}};
+static const SolverParam no_params[] = {OPT_P_END};
 static const SolverClass slow_cls = {
     .name = "slow", .title = "test", .params = no_params, .solve = slow_solve,
 };
@@ -208,6 +208,102 @@ static void cache_is_per_budget_for_budgeted_solvers(void **st)
     session_free(s);
 }
 
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Poll answers until (cls, budget) is in the cache or 5 s pass. */
+static int wait_cached(Session *s, const SolverClass *cls, int64_t budget)
+{
+    SolverOpts none;
+    solver_opts_init(&none);
+    for (int i = 0; i < 500; i++) {
+        if (session_find(s, cls, &none, budget))
+            return 1;
+        struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
+        poll(&pf, 1, 10);
+        session_poll(s);
+    }
+    return 0;
+}
+
+/* Background work waits for the foreground: a foreground request cancels
+ * the running background task, is answered first, and the cancelled task
+ * runs again after it; every answer lands in the cache. */
+static void foreground_preempts_background(void **st)
+{
+    (void)st;
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
+    atomic_store(&hold, 1);
+    atomic_store(&cancels, 0);
+    atomic_store(&starts, 0);
+    int64_t b1 = s->base_peak, b2 = s->min_peak, b3 = (s->base_peak + s->min_peak) / 2;
+    assert_true(b2 < b3 && b3 < b1);
+    SolverOpts none;
+    solver_opts_init(&none);
+    JobTask tk[2] = {{JOB_PLAN, &slow_cls, &none, b1}, {JOB_PLAN, &slow_cls, &none, b2}};
+    session_background(s, tk, 2);
+    for (int i = 0; i < 500 && atomic_load(&starts) == 0; i++)
+        sleep_ms(1);
+    assert_int_equal(atomic_load(&starts), 1);
+    JobStatus js;
+    session_status(s, &js);
+    assert_true(js.running && js.running_bg);
+    assert_int_equal(js.bg_left, 2);
+    assert_int_equal(js.budget, b1);
+    session_set_budget(s, b3);
+    assert_int_equal(session_request(s), 0);
+    for (int i = 0; i < 2000 && atomic_load(&starts) < 2; i++)
+        sleep_ms(1);
+    assert_int_equal(atomic_load(&cancels), 1);     /* the background task gave way */
+    assert_true(session_busy(s, NULL, NULL));
+    atomic_store(&hold, 0);
+    assert_true(wait_answer(s));
+    assert_int_equal(s->have_budget, b3);
+    assert_true(wait_cached(s, &slow_cls, b1));
+    assert_true(wait_cached(s, &slow_cls, b2));
+    assert_int_equal(atomic_load(&starts), 4);      /* b1 twice (cancelled once), b3, b2 */
+    assert_int_equal(atomic_load(&cancels), 1);
+    session_free(s);
+}
+
+/* Replacing the queue cancels a running task it no longer lists, and its
+ * answer never reaches the cache. */
+static void replaced_background_is_cancelled(void **st)
+{
+    (void)st;
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
+    atomic_store(&hold, 1);
+    atomic_store(&cancels, 0);
+    atomic_store(&starts, 0);
+    int64_t b1 = s->base_peak, b2 = s->min_peak;
+    SolverOpts none;
+    solver_opts_init(&none);
+    JobTask t1 = {JOB_PLAN, &slow_cls, &none, b1}, t2 = {JOB_PLAN, &slow_cls, &none, b2};
+    session_background(s, &t1, 1);
+    for (int i = 0; i < 500 && atomic_load(&starts) == 0; i++)
+        sleep_ms(1);
+    session_background(s, &t2, 1);
+    for (int i = 0; i < 2000 && atomic_load(&cancels) == 0; i++)
+        sleep_ms(1);
+    assert_int_equal(atomic_load(&cancels), 1);
+    atomic_store(&hold, 0);
+    assert_true(wait_cached(s, &slow_cls, b2));
+    assert_null(session_find(s, &slow_cls, &none, b1));
+    /* queueing what is already answered queues nothing */
+    session_background(s, &t2, 1);
+    JobStatus js;
+    session_status(s, &js);
+    assert_int_equal(js.bg_left, 0);
+    session_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +312,8 @@ int main(void)
         cmocka_unit_test(refusal_keeps_last_plan),
         cmocka_unit_test(cache_serves_repeats_and_budget_clamps),
         cmocka_unit_test(cache_is_per_budget_for_budgeted_solvers),
+        cmocka_unit_test(foreground_preempts_background),
+        cmocka_unit_test(replaced_background_is_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

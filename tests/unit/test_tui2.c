@@ -1,16 +1,20 @@
 /* test_tui2.c — the terminal-free logic behind the explorer's compare,
- * replay, play and graph views (render/explore.c, render/layout.c): every
- * solver side by side, the budget sweep and its chart, the measured curve's
- * rows, the per-step allocate/free line, the viewport and the dot layout. */
+ * replay, play and graph views (render/explore.c, render/graph_cells.c,
+ * src/sweep.c): every solver side by side through the session's worker,
+ * the rows' columns, the budget sweep and its chart, the measured curve's
+ * rows, the per-step allocate/free line, and the graph drawn in cells. */
 #include "testutil.h"
 
 #include <math.h>
 
+#include <poll.h>
+
 #include "render/explore.h"
-#include "render/layout.h"
+#include "render/graph_cells.h"
 #include "render/plot.h"
 #include "src/session.h"
 #include "src/sim.h"
+#include "src/sweep.h"
 
 /* A 6-layer training-like chain: x -> f1..f4 -> then backward reads all. */
 static Graph *chain(void)
@@ -18,59 +22,117 @@ static Graph *chain(void)
     return tu_graph("!x; f1=2:x; f2=3:f1; f3=2:f2; f4=3:f3; b4:f4,f3; b3:b4,f2; b2:b3,f1; b1:b2,x");
 }
 
+/* Wait up to 10 s until every task has an answer in the session. */
+static int wait_all(Session *s, const JobTask *tk, int n)
+{
+    for (int i = 0; i < 1000; i++) {
+        int left = 0;
+        for (int k = 0; k < n; k++)
+            left += !session_find(s, tk[k].cls, tk[k].opts, tk[k].budget);
+        if (!left)
+            return 1;
+        struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
+        poll(&pf, 1, 10);
+        session_poll(s);
+    }
+    return 0;
+}
+
+/* The Compare view's rows: every solver at one budget, queued as the
+ * session's background work; each answer's figures are the solver's own
+ * plan re-checked independently. */
 static void compare_lists_every_solver_with_true_peaks(void **st)
 {
     (void)st;
-    Graph *g = chain();
-    int64_t base;
-    double bcost;
-    sim_baseline(g, &base, &bcost);
-    int at_min;
-    int64_t lo = graph_min_peak(g, &at_min);
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
+    assert_non_null(s);
+    const Graph *g = s->g;
+    int64_t base = s->base_peak, lo = s->min_peak;
     assert_true(lo < base);
     int n = solver_count();
-    CompareRow *rows = calloc((size_t)n, sizeof *rows);
-    atomic_int at = -1;
+    JobTask *tk = calloc((size_t)n, sizeof *tk);
+    SolverOpts none;
+    solver_opts_init(&none);
     int64_t budget = lo + (base - lo) / 2;
-    assert_int_equal(compare_solvers(g, budget, NULL, NULL, rows, NULL, &at), n);
-    assert_int_equal(atomic_load(&at), n - 1);
+    for (int i = 0; i < n; i++)
+        tk[i] = (JobTask){JOB_PLAN, solver_at(i), &none, budget};
+    session_background(s, tk, n);
+    assert_true(wait_all(s, tk, n));
     int noremat = 0, within = 0;
     for (int i = 0; i < n; i++) {
-        assert_ptr_equal(rows[i].cls, solver_at(i));
+        const SessionEntry *en = session_find(s, solver_at(i), &none, budget);
+        CompareRow r = {.cls = en->cls, .rc = en->rc, .has_plan = en->has_plan, .secs = en->secs};
+        snprintf(r.msg, sizeof r.msg, "%s", en->err.msg);
+        if (en->has_plan) {
+            r.peak = en->sim.peak;
+            r.overhead = plan_overhead(&en->plan);
+            r.cost = en->plan.cost;
+        }
         char line[1200];
-        compare_row_text(&rows[i], line, sizeof line);
-        assert_non_null(strstr(line, rows[i].cls->name));
-        if (!rows[i].has_plan) {
-            assert_true(rows[i].rc != ERR_OK);
+        compare_row_text(&r, budget, -1, 16, line, sizeof line);
+        assert_non_null(strstr(line, r.cls->name));
+        if (!r.has_plan) {
+            assert_true(r.rc != ERR_OK);
             assert_non_null(strstr(line, "refused: "));
             continue;
         }
-        /* each figure matches the solver's own plan re-checked independently */
+        /* the answer's simulation is its plan's, and the plan the solver's own */
+        assert_int_equal(en->sim.T, en->plan.T);
+        assert_int_equal(en->plan.peak, r.peak);
         Plan p;
-        assert_int_equal(tu_solve(g, rows[i].cls->name, budget, &p, NULL), rows[i].rc);
-        assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), rows[i].peak);
+        assert_int_equal(tu_solve(g, r.cls->name, budget, &p, NULL), r.rc);
+        assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), r.peak);
+        assert_int_equal(tu_check_peak(g, en->plan.steps, en->plan.T, NULL), r.peak);
         plan_done(&p);
-        if (!strcmp(rows[i].cls->name, "noremat")) {
+        /* every row's columns line up: "peak" and "cost" at fixed places */
+        assert_int_equal(strstr(line, " peak ") - line, 16);
+        if (!strcmp(r.cls->name, "noremat")) {
             noremat = 1;
-            assert_int_equal(rows[i].peak, base);
-            assert_int_equal(rows[i].rc, ERR_OVER_BUDGET);
+            assert_int_equal(r.peak, base);
+            assert_int_equal(r.rc, ERR_OVER_BUDGET);
             assert_non_null(strstr(line, "OVER budget"));
-            assert_true(fabs(rows[i].overhead) < 1e-12);
+            assert_true(fabs(r.overhead) < 1e-12);
         }
-        if (rows[i].rc == ERR_OK) {
+        if (r.rc == ERR_OK) {
             within++;
-            assert_true(rows[i].peak <= budget);
+            assert_true(r.peak <= budget);
         }
     }
     assert_true(noremat);
     assert_true(within >= 1);   /* greedy/chen meet a mid-range budget */
-    /* a cancelled comparison says so */
-    Progress pr;
-    progress_init(&pr);
-    atomic_store(&pr.cancel, 1);
-    assert_int_equal(compare_solvers(g, budget, NULL, NULL, rows, &pr, NULL), -1);
-    free(rows);
-    graph_free(g);
+    free(tk);
+    session_free(s);
+}
+
+/* Columns of compare rows: the gap-to-bound column only when a bound is
+ * given, and the peak with enough digits not to read as the budget. */
+static void compare_rows_align_and_tell_apart(void **st)
+{
+    (void)st;
+    CompareRow r = {.cls = solver_find("greedy"), .rc = ERR_OVER_BUDGET, .has_plan = 1,
+                    .peak = 135580000, .overhead = 0.25, .cost = 125, .secs = 0.5};
+    char a[300], b[300];
+    compare_row_text(&r, 134800000, -1, 10, a, sizeof a);
+    assert_string_equal(a, "greedy     peak    129.3 MiB  cost    +25.0%     0.500s  OVER budget");
+    compare_row_text(&r, 134800000, 100, 10, b, sizeof b);
+    assert_string_equal(b, "greedy     peak    129.3 MiB  cost    +25.0%     0.500s  gap         -  OVER budget");
+    r.rc = ERR_OK;
+    compare_row_text(&r, 135580000, 100, 10, b, sizeof b);   /* peak == budget: as usual */
+    assert_string_equal(b, "greedy     peak      129 MiB  cost    +25.0%     0.500s  gap    +25.0%");
+    compare_row_text(&r, 135580000, 0, 10, b, sizeof b);
+    assert_string_equal(b, "greedy     peak      129 MiB  cost    +25.0%     0.500s  gap         -");
+    char x[48], y[48];
+    plot_bytes_pair(134800000, 135580000, x, sizeof x, y, sizeof y);
+    assert_string_equal(x, "128.6 MiB");
+    assert_string_equal(y, "129.3 MiB");
+    plot_bytes_pair(1048576, 1048577, x, sizeof x, y, sizeof y);
+    assert_string_equal(x, "1048576 B");
+    assert_string_equal(y, "1048577 B");
+    plot_bytes_pair(5 << 20, 5 << 20, x, sizeof x, y, sizeof y);
+    assert_string_equal(x, "5.00 MiB");
+    assert_string_equal(y, "5.00 MiB");
 }
 
 static void sweep_budgets_span_the_range(void **st)
@@ -121,7 +183,10 @@ static void sweep_plans_revalidate_and_chart(void **st)
     assert_true(plan_overhead(&pts[N - 1].plan) < 1e-12);
     /* chart: the baseline point sits top-left, every point is drawn */
     char grid[20 * 8];
-    int drawn = tradeoff_grid(pts, N, lo, base, 20, 8, grid);
+    TradeoffPoint tp[N];
+    for (int i = 0; i < N; i++)
+        tp[i] = (TradeoffPoint){pts[i].has_plan, pts[i].plan.peak, plan_overhead(&pts[i].plan)};
+    int drawn = tradeoff_grid(tp, N, lo, base, 20, 8, grid);
     assert_int_equal(drawn, N);
     assert_int_equal(grid[0], '*');
     int stars = 0;
@@ -227,61 +292,123 @@ static void play_line_names_allocations_and_frees(void **st)
     graph_free(g);
 }
 
-static void viewport_maps_pans_and_zooms(void **st)
+/* Follow the box-drawing masks from the row under u's label; 1 when a
+ * path reaches the row above v's label inside v's columns. */
+static int connected(const CellLayout *l, int u, int v)
 {
-    (void)st;
-    Viewport v;
-    viewport_fit(&v, 100, 50, 50, 20);   /* 2 points a column, 4 a row */
-    int c, r;
-    assert_true(viewport_cell(&v, 0, 50, &c, &r));
-    assert_int_equal(c, 0);
-    assert_int_equal(r, 0);
-    assert_true(viewport_cell(&v, 99, 1, &c, &r));
-    assert_int_equal(c, 49);
-    assert_int_equal(r, 12);
-    assert_false(viewport_cell(&v, 101, 25, &c, &r));
-    viewport_pan(&v, 10, 0);
-    assert_true(viewport_cell(&v, 20, 50, &c, &r));
-    assert_int_equal(c, 0);
-    assert_false(viewport_cell(&v, 10, 50, &c, &r));
-    v.zoom = 2;
-    viewport_center(&v, 60, 25);
-    assert_true(viewport_cell(&v, 60, 25, &c, &r));
-    assert_int_equal(c, 25);
-    assert_int_equal(r, 10);
-    /* zoomed in, one column is a point: a neighbour 1 point away moves a column */
-    int c2, r2;
-    assert_true(viewport_cell(&v, 61, 25, &c2, &r2));
-    assert_int_equal(c2, 26);
+    int W = l->w, H = l->h;
+    unsigned char *seen = calloc((size_t)W * H, 1);
+    int *q = malloc(sizeof *q * (size_t)W * H), qh = 0, qt = 0, hit = 0;
+    for (int x = l->x[u]; x < l->x[u] + l->len[u]; x++)
+        if (l->y[u] + 1 < H && (l->edge[(l->y[u] + 1) * W + x] & EDGE_UP)) {
+            seen[(l->y[u] + 1) * W + x] = 1;
+            q[qt++] = (l->y[u] + 1) * W + x;
+        }
+    while (qh < qt && !hit) {
+        int c = q[qh++], y = c / W, x = c % W;
+        unsigned m = l->edge[c];
+        if ((m & EDGE_DOWN) && y + 1 == l->y[v] && x >= l->x[v] && x < l->x[v] + l->len[v])
+            hit = 1;
+        int nb[4][3] = {{EDGE_DOWN, y + 1, x}, {EDGE_UP, y - 1, x}, {EDGE_LEFT, y, x - 1}, {EDGE_RIGHT, y, x + 1}};
+        for (int k = 0; k < 4; k++) {
+            int ny = nb[k][1], nx = nb[k][2];
+            if (!(m & nb[k][0]) || ny < 0 || ny >= H || nx < 0 || nx >= W || seen[ny * W + nx])
+                continue;
+            if (!l->edge[ny * W + nx])
+                continue;   /* a label: paths end there */
+            seen[ny * W + nx] = 1;
+            q[qt++] = ny * W + nx;
+        }
+    }
+    free(seen);
+    free(q);
+    return hit;
 }
 
-static void layout_places_every_node_in_rank_order(void **st)
+/* No two labels share a cell, and no edge runs through a label. */
+static void assert_labels_clear(const Graph *g, const CellLayout *l)
+{
+    for (int i = 0; i < g->n; i++) {
+        if (l->x[i] < 0)
+            continue;
+        assert_int_equal(l->len[i], (int)strlen(g->nodes[i].id));
+        for (int x = l->x[i]; x < l->x[i] + l->len[i]; x++)
+            assert_int_equal(l->edge[l->y[i] * l->w + x], 0);
+        for (int j = i + 1; j < g->n; j++)
+            if (l->x[j] >= 0 && l->y[j] == l->y[i])
+                assert_true(l->x[j] >= l->x[i] + l->len[i] + 1 || l->x[i] >= l->x[j] + l->len[j] + 1);
+    }
+}
+
+static void cells_draw_every_node_and_edge(void **st)
 {
     (void)st;
-    Graph *g = tu_graph("!x; A:x; B:A; C:B; D:A");
-    Layout l;
+    /* Kumar et al.'s Figure 1: all five nodes and their six edges */
+    Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"A\"},{\"id\":\"B\",\"inputs\":[\"A\"]},"
+                             "{\"id\":\"C\",\"inputs\":[\"B\"]},{\"id\":\"D\",\"inputs\":[\"B\",\"C\"]},"
+                             "{\"id\":\"E\",\"inputs\":[\"A\",\"D\"]}]}");
+    CellParams prm = {0, 2, 1, 1000};
+    CellLayout l;
     Err e;
     err_clear(&e);
-    assert_int_equal(layout_graph(g, NULL, NULL, &l, &e), 0);
-    assert_int_equal(l.n, 5);
-    assert_true(l.width > 0 && l.height > 0);
-    for (int i = 0; i < 5; i++) {
-        assert_false(isnan(l.x[i]));
-        assert_true(l.x[i] >= 0 && l.x[i] <= l.width);
-        assert_true(l.y[i] >= 0 && l.y[i] <= l.height);
-    }
-    int x = graph_find(g, "x"), a = graph_find(g, "A"), b = graph_find(g, "B"), c = graph_find(g, "C"),
-        d = graph_find(g, "D");
-    /* dot ranks top to bottom (y up): each input above its consumer */
-    assert_true(l.y[x] > l.y[a]);
-    assert_true(l.y[a] > l.y[b]);
-    assert_true(l.y[b] > l.y[c]);
-    assert_true(l.y[a] > l.y[d]);
-    /* siblings B and D share a rank, side by side */
-    assert_true(fabs(l.y[b] - l.y[d]) < 1e-6);
-    assert_true(fabs(l.x[b] - l.x[d]) > 1);
-    layout_done(&l);
+    assert_int_equal(cell_layout(g, NULL, &prm, &l, NULL, &e), ERR_OK);
+    assert_int_equal(l.edges, 6);
+    assert_int_equal(l.long_edges, 0);
+    assert_int_equal(l.ranks, 5);
+    assert_true(l.w <= 20 && l.h <= 20);   /* fits the opening view */
+    for (int v = 0; v < g->n; v++)
+        assert_true(l.x[v] >= 0);
+    for (int v = 0; v < g->n; v++)
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int u = g->in_idx[k];
+            assert_true(l.y[u] < l.y[v]);
+            assert_true(connected(&l, u, v));
+        }
+    assert_labels_clear(g, &l);
+    /* no path where there is no edge: C does not reach A */
+    assert_false(connected(&l, 2, 0));
+    cell_layout_done(&l);
     graph_free(g);
+    /* a training chain: long edges from each layer to its gradient */
+    Graph *t = chain();
+    assert_int_equal(cell_layout(t, NULL, &prm, &l, NULL, &e), ERR_OK);
+    assert_int_equal(l.edges, t->n_edges);
+    assert_labels_clear(t, &l);
+    for (int v = 0; v < t->n; v++)
+        for (int k = t->in_off[v]; k < t->in_off[v + 1]; k++)
+            assert_true(connected(&l, t->in_idx[k], v));
+    cell_layout_done(&l);
+    /* without room for pass-throughs the long edges are counted, not drawn */
+    CellParams tight = {0, 2, 1, 0};
+    assert_int_equal(cell_layout(t, NULL, &tight, &l, NULL, &e), ERR_OK);
+    assert_true(l.long_edges > 0);
+    assert_int_equal(l.edges + l.long_edges, t->n_edges);
+    cell_layout_done(&l);
+    /* a focus: only the kept nodes are placed */
+    unsigned char keep[16] = {0};
+    int f2 = graph_find(t, "f2");
+    keep[f2] = keep[graph_find(t, "f1")] = keep[graph_find(t, "f3")] = keep[graph_find(t, "b2")] = 1;
+    assert_int_equal(cell_layout(t, keep, &prm, &l, NULL, &e), ERR_OK);
+    for (int v = 0; v < t->n; v++)
+        assert_int_equal(l.x[v] >= 0, keep[v]);
+    assert_int_equal(l.edges, 3);  /* f1->f2, f2->f3, f2->b2 */
+    cell_layout_done(&l);
+    /* short labels: first characters and '~' */
+    char lab[32];
+    cell_label(t, graph_find(t, "f1"), 0, lab, sizeof lab);
+    assert_string_equal(lab, "f1");
+    Graph *w = tu_graph("alongname; b:alongname");
+    cell_label(w, 0, 4, lab, sizeof lab);
+    assert_string_equal(lab, "alo~");
+    assert_string_equal(cell_edge_glyph(EDGE_UP | EDGE_RIGHT, 0), "\u2514");
+    assert_string_equal(cell_edge_glyph(EDGE_UP | EDGE_DOWN | EDGE_LEFT | EDGE_RIGHT, 1), "+");
+    graph_free(w);
+    /* a cancelled layout says so */
+    Progress pr;
+    progress_init(&pr);
+    atomic_store(&pr.cancel, 1);
+    assert_int_equal(cell_layout(t, NULL, &prm, &l, &pr, &e), ERR_CANCELLED);
+    graph_free(t);
 }
 
 /* session_cache_put: a plan computed elsewhere (the sweep, --plan) is
@@ -335,8 +462,8 @@ int main(void)
         cmocka_unit_test(sweep_plans_revalidate_and_chart),
         cmocka_unit_test(measured_rows_follow_the_values),
         cmocka_unit_test(play_line_names_allocations_and_frees),
-        cmocka_unit_test(viewport_maps_pans_and_zooms),
-        cmocka_unit_test(layout_places_every_node_in_rank_order),
+        cmocka_unit_test(compare_rows_align_and_tell_apart),
+        cmocka_unit_test(cells_draw_every_node_and_edge),
         cmocka_unit_test(cached_plans_are_served_without_the_worker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

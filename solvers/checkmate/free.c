@@ -1,5 +1,6 @@
-/* checkmate.c — the exact reference: Checkmate's MILP (Jain et al. 2020),
- * solved with GLPK.
+/* free.c — `checkmate-free`: the exact reference over every order, a
+ * Checkmate-style MILP (Jain et al. 2020) without the fixed order, solved
+ * with GLPK, for tiny graphs where the true optimum matters.
  *
  * Checkmate decides, per stage t, which nodes are computed (R[t][v]) and
  * which values are kept in memory into the stage (S[t][v]), and minimises
@@ -28,13 +29,14 @@
 
 #include "src/sim.h"
 #include "src/solver.h"
+#include "src/subproc.h"
 #include "src/xalloc.h"
 
 static const SolverParam params[] = {
-    {"time_limit", "60", "seconds for the MILP search; past it the best schedule found is returned"},
-    {"max_nodes", "150", "refuse graphs with more non-input nodes than this"},
-    {"steps", "auto", "longest schedule considered (auto: 2 x nodes for up to 40 nodes, else 1.5 x)"},
-    {NULL, NULL, NULL},
+    OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for the MILP search; past it the best schedule found is returned"),
+    OPT_P_INT("max_nodes", "150", 0, 1e9, NULL, "refuse graphs with more non-input nodes than this"),
+    OPT_P_INT("steps", "auto", 1, 100000, "auto", "longest schedule considered (auto: 2 x nodes for up to 40 nodes, else 1.5 x)"),
+    OPT_P_END,
 };
 
 typedef struct {
@@ -63,7 +65,7 @@ static int checkmate_prepare(Solver *s, Err *e)
     s->state = st;
     if (st->m > maxn)
         return err_set(e, ERR_LIMIT,
-                       "checkmate: %d nodes exceed max_nodes=%lld; the exact MILP is for small "
+                       "checkmate-free: %d nodes exceed max_nodes=%lld; the exact MILP is for small "
                        "graphs (raise max_nodes, or use fastsa or kusumoto-approx)",
                        st->m, maxn);
     snprintf(st->status, sizeof st->status, "not solved yet");
@@ -105,11 +107,13 @@ typedef struct {
     Progress *p;
     double *start;      /* a feasible column vector (1-based), or NULL */
     int given;
+    glp_prob *lp;
+    glp_iocp *parm;
+    int m, T;
 } SearchCtx;
 
 /* Called by GLPK during the search: hand it a known feasible schedule once
- * (so a time limit still returns at least that), and stop when the caller
- * cancels. */
+ * (so a time limit still returns at least that). */
 static void cb(glp_tree *tree, void *info)
 {
     SearchCtx *c = info;
@@ -117,8 +121,28 @@ static void cb(glp_tree *tree, void *info)
         c->given = 1;
         glp_ios_heur_sol(tree, c->start);
     }
-    if (glp_ios_reason(tree) == GLP_ISELECT && progress_cancelled(c->p))
-        glp_ios_terminate(tree);
+}
+
+/* In the child: solve, then write glp_intopt's return, the MIP status and
+ * one byte per R[t][i]. */
+static int child_intopt(void *arg, int fd)
+{
+    SearchCtx *c = arg;
+    int32_t hdr[2];
+    hdr[0] = glp_intopt(c->lp, c->parm);
+    hdr[1] = glp_mip_status(c->lp);
+    if (subproc_write(fd, hdr, sizeof hdr))
+        return 1;
+    if (hdr[1] != GLP_OPT && hdr[1] != GLP_FEAS)
+        return 0;
+    int m = c->m, T = c->T;
+    unsigned char *r = xmalloc((size_t)T * m + 1);
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < m; i++)
+            r[t * m + i] = glp_mip_col_val(c->lp, RCOL(t, i)) > 0.5;
+    int bad = subproc_write(fd, r, (size_t)T * m);
+    free(r);
+    return bad;
 }
 
 /* A feasible starting point from the greedy solver: its schedule as R and
@@ -170,11 +194,17 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
         if (solver_opt_int(s, "steps", &x, e))
             return e->code;
         if (x < m || x > 100000)
-            return err_set(e, ERR_USAGE, "checkmate: steps=%lld must be between %d and 100000", x, m);
+            return err_set(e, ERR_USAGE, "checkmate-free: steps=%lld must be between %d and 100000", x, m);
         T = (int)x;
     }
     if (budget == PLAN_NO_BUDGET)
         sim_baseline(g, &budget, &(double){0});
+    if (m == 0) {   /* only inputs: the empty schedule is the optimum */
+        out->optimal = 1;
+        out->bound = 0;
+        snprintf(st->status, sizeof st->status, "optimal (nothing runs)");
+        return ERR_OK;
+    }
     glp_term_out(GLP_OFF);
     glp_prob *lp = glp_create_prob();
     glp_set_obj_dir(lp, GLP_MIN);
@@ -247,39 +277,61 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     parm.tm_lim = tl > 0 && tl < 2e6 ? (int)(tl * 1000) : 2000000000;
     Plan start;
     plan_init(&start);
-    SearchCtx ctx = {p, warm_start(g, st, budget, T, &start), 0};
+    SearchCtx ctx = {p, warm_start(g, st, budget, T, &start), 0, lp, &parm, m, T};
     parm.cb_func = cb;
     parm.cb_info = &ctx;
-    int ret = glp_intopt(lp, &parm);
+    /* GLPK runs in a child process: its time limit does not cover every
+     * phase (a 40-node chain took minutes past it), and only a process
+     * can be stopped at once when the caller cancels */
+    char *buf;
+    size_t len;
+    Err se;
+    int sr = subproc_run(child_intopt, &ctx, p, tl > 0 ? tl * 1.1 + 0.5 : 1e9, &buf, &len, &se);
     free(ctx.start);
-    int status = glp_mip_status(lp);
+    int32_t hdr[2] = {-1, -1};   /* glp_intopt's return, glp_mip_status */
+    if (len >= sizeof hdr)
+        memcpy(hdr, buf, sizeof hdr);
+    int ret = hdr[0], status = hdr[1];
+    int have = (status == GLP_OPT || status == GLP_FEAS) && len >= sizeof hdr + (size_t)T * m;
     int rc = ERR_OK;
-    if (status == GLP_OPT || status == GLP_FEAS) {
+    if (sr == ERR_CANCELLED) {
+        rc = err_set(e, ERR_CANCELLED, "checkmate-free: cancelled");
+    } else if (have) {
+        const unsigned char *r = (const unsigned char *)buf + sizeof hdr;
         for (int t = 0; t < T; t++)
             for (int i = 0; i < m; i++)
-                if (glp_mip_col_val(lp, RCOL(t, i)) > 0.5)
+                if (r[t * m + i])
                     plan_push(out, st->idx[i]);
         snprintf(st->status, sizeof st->status, "%s",
                  status == GLP_OPT && ret == 0 ? "optimal"
-                 : ret == GLP_ETMLIM             ? "best found (time limit)"
-                                                 : "best found (stopped)");
-    } else if (start.T && !progress_cancelled(p)) {
+                 : ret == GLP_ETMLIM || sr == ERR_LIMIT ? "best found (time limit)"
+                                                        : "best found (stopped)");
+        if (status == GLP_OPT && ret == 0) {
+            out->optimal = 1;
+            out->bound = 0;   /* filled below from the plan's own cost */
+        }
+    } else if (start.T) {
         /* the search found nothing in time: the greedy start is still a
          * valid schedule within the budget, and says so */
         for (int t = 0; t < start.T; t++)
             plan_push(out, start.steps[t]);
         snprintf(st->status, sizeof st->status, "best found (greedy start; time limit)");
-    } else if (ret == GLP_ENOPFS || status == GLP_NOFEAS || (ret == 0 && status == GLP_UNDEF)) {
+    } else if (sr == ERR_OK && (ret == GLP_ENOPFS || status == GLP_NOFEAS || (ret == 0 && status == GLP_UNDEF))) {
         snprintf(st->status, sizeof st->status, "infeasible");
         rc = err_set(e, ERR_OVER_BUDGET,
-                     "checkmate: no schedule of at most %d steps fits budget %lld (raise steps= if "
+                     "checkmate-free: no schedule of at most %d steps fits budget %lld (raise steps= if "
                      "more recomputation could help)",
                      T, (long long)budget);
-    } else if (progress_cancelled(p)) {
-        rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
     } else {
         snprintf(st->status, sizeof st->status, "no solution found in time");
-        rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s", tl);
+        rc = err_set(e, ERR_LIMIT, "checkmate-free: no schedule found within time_limit=%g s", tl);
+    }
+    free(buf);
+    if (out->optimal) {
+        double c = 0;
+        for (int t = 0; t < out->T; t++)
+            c += g->nodes[out->steps[t]].cost;
+        out->bound = c;
     }
     glp_delete_prob(lp);
     /* GLPK keeps a per-thread environment (buffers, the library's own
@@ -311,10 +363,10 @@ static void checkmate_release(Solver *s)
     free(st);
 }
 
-const SolverClass solver_checkmate = {
-    .name = "checkmate",
+const SolverClass solver_checkmate_free = {
+    .name = "checkmate-free",
     .title = "exact MILP (Checkmate, one step per stage, GLPK): least cost under the budget",
-    .caps = SOLVER_EXACT | SOLVER_STRUCTURE,
+    .caps = SOLVER_EXACT,
     .params = params,
     .prepare = checkmate_prepare,
     .solve = checkmate_solve,

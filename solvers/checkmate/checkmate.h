@@ -1,0 +1,26 @@
+/* checkmate.h — what the Checkmate solvers offer beyond the solver
+ * interface: the LP bound the explorer and `remat solve --bound` show next
+ * to every plan. */
+#ifndef REMAT_CHECKMATE_H
+#define REMAT_CHECKMATE_H
+
+#include <stdint.h>
+
+#include "src/graph.h"
+#include "src/solver.h"
+
+/* Largest graph (non-input nodes) the LP bound is computed for: its model
+ * grows with the square of the nodes. */
+#define CHECKMATE_LP_MAX_NODES 400
+
+/* The optimum of the LP relaxation of Checkmate's MILP on the graph's own
+ * order for budget: no schedule in Checkmate's model (frontier-advancing
+ * stages on that order) costs less. A schedule in another order can. Runs
+ * CLP in a child process (stoppable through p, at most `seconds`).
+ * ERR_OK with *bound; ERR_OVER_BUDGET when even the relaxation has no
+ * solution (no schedule of that model fits); ERR_LIMIT for graphs above
+ * CHECKMATE_LP_MAX_NODES or past the time; ERR_CANCELLED. */
+int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress *p, double *bound,
+                       Err *e);
+
+#endif

@@ -1,0 +1,268 @@
+/* lp.c — Checkmate's LP relaxation: the lower bound shown beside every
+ * plan, and `checkmate-lp`, the relaxation with randomized rounding that
+ * the FastSA paper compares against (its §3.1 and appendix D.6).
+ *
+ * Rounding follows Checkmate: keep the relaxation's S (values kept into a
+ * stage) where S > threshold, then compute, stage by stage, the least R
+ * that makes those S valid: the frontier node, whatever a kept value of
+ * the next stage needs that this stage does not already hold, and the
+ * inputs of everything computed that are not held. Each threshold (0.5 and
+ * `roundings` random ones) gives a schedule; every schedule is simulated
+ * and the cheapest within the budget is the answer. The LP is solved for a
+ * fraction of the budget (lp_budget, 0.9 as Checkmate suggests), since
+ * rounding tends to raise the peak.
+ */
+#include <Clp_C_Interface.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/checkmate/checkmate.h"
+#include "solvers/checkmate/model.h"
+#include "src/cands.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/subproc.h"
+#include "src/xalloc.h"
+
+typedef struct {
+    Clp_Simplex *clp;
+    int64_t ncols;
+} Child;
+
+/* In the child: solve, then write status (0 optimal, 2 infeasible, 3
+ * other), objective, and the solution. */
+static int child_lp(void *ctx, int fd)
+{
+    Child *c = ctx;
+    Clp_dual(c->clp, 0);
+    int64_t st = Clp_isProvenOptimal(c->clp) ? 0 : Clp_isProvenPrimalInfeasible(c->clp) ? 2 : 3;
+    double obj = Clp_objectiveValue(c->clp);
+    if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, &obj, sizeof obj))
+        return 1;
+    if (st == 0 && subproc_write(fd, Clp_getColSolution(c->clp), (size_t)c->ncols * sizeof(double)))
+        return 1;
+    return 0;
+}
+
+/* Solve the relaxation of M; *x gets the solution (caller frees) when
+ * want_x. Returns ERR_OK, ERR_OVER_BUDGET (infeasible), ERR_LIMIT,
+ * ERR_CANCELLED, ERR_IO. */
+static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, double **x, Err *e)
+{
+    Clp_Simplex *clp = Clp_newModel();
+    int *cs = xmallocarray((size_t)M->ncols + 1, sizeof *cs);
+    for (int64_t c = 0; c <= M->ncols; c++)
+        cs[c] = (int)M->cstart[c];
+    Clp_loadProblem(clp, (int)M->ncols, (int)M->nrows, (const CoinBigIndex *)cs, M->rind, M->val,
+                    M->clb, M->cub, M->obj, M->rlb, M->rub);
+    free(cs);
+    Clp_setLogLevel(clp, 0);
+    Clp_setMaximumSeconds(clp, seconds);
+    Child c = {clp, M->ncols};
+    char *buf;
+    size_t len;
+    int rc = subproc_run(child_lp, &c, p, seconds * 1.1 + 1, &buf, &len, e);
+    Clp_deleteModel(clp);
+    int64_t st = 3;
+    if (rc == ERR_OK && len >= sizeof st + sizeof *obj) {
+        memcpy(&st, buf, sizeof st);
+        memcpy(obj, buf + sizeof st, sizeof *obj);
+        *obj /= M->cscale;
+    }
+    if (rc == ERR_OK && st == 0 && x) {
+        if (len < sizeof st + sizeof *obj + (size_t)M->ncols * sizeof(double)) {
+            rc = err_set(e, ERR_IO, "the LP process returned a short solution");
+        } else {
+            *x = xmallocarray((size_t)M->ncols + 1, sizeof **x);
+            memcpy(*x, buf + sizeof st + sizeof *obj, (size_t)M->ncols * sizeof **x);
+        }
+    } else if (rc == ERR_OK && st == 2) {
+        rc = err_set(e, ERR_OVER_BUDGET, "the LP relaxation has no solution within the budget");
+    } else if (rc == ERR_OK && st != 0) {
+        rc = err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s", seconds);
+    }
+    free(buf);
+    return rc;
+}
+
+static int running_nodes(const Graph *g)
+{
+    int m = 0;
+    for (int v = 0; v < g->n; v++)
+        m += g->nodes[v].phase != PHASE_INPUT;
+    return m;
+}
+
+int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress *p, double *bound,
+                       Err *e)
+{
+    int m = running_nodes(g);
+    if (m > CHECKMATE_LP_MAX_NODES)
+        return err_set(e, ERR_LIMIT, "no LP bound for %d nodes (at most %d)", m, CHECKMATE_LP_MAX_NODES);
+    int n;
+    int *order = sim_baseline_order(g, &n);
+    if (n == 0) {
+        free(order);
+        *bound = 0;
+        return ERR_OK;
+    }
+    CmModel M;
+    int rc = cm_build(&M, g, order, n, budget, 50000000, e);
+    free(order);
+    if (rc == ERR_OK)
+        rc = solve_lp(&M, seconds, p, bound, NULL, e);
+    cm_free(&M);
+    return rc;
+}
+
+/* ---- checkmate-lp: the relaxation with randomized rounding ----------- */
+
+static const SolverParam params[] = {
+    OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for the LP"),
+    OPT_P_NUM("lp_budget", "0.9", 0.001, 1, NULL, "the LP is solved for this share of the budget (rounding raises the peak)"),
+    OPT_P_INT("roundings", "100", 0, 100000, NULL, "random thresholds tried beside 0.5"),
+    OPT_P_INT("seed", "1", 0, 9e18, NULL, "seed of the thresholds"),
+    OPT_P_INT("max_nodes", "400", 0, 1e9, NULL, "refuse larger graphs (the model grows with the square of the nodes)"),
+    OPT_P_END,
+};
+
+static int lp_prepare(Solver *s, Err *e)
+{
+    long long maxn, r, sd;
+    double f;
+    int rc;
+    if ((rc = solver_opt_int(s, "max_nodes", &maxn, e)) || (rc = solver_opt_int(s, "roundings", &r, e)) ||
+        (rc = solver_opt_int(s, "seed", &sd, e)) || (rc = solver_opt_double(s, "lp_budget", &f, e)))
+        return rc;
+    if (r < 0 || r > 100000)
+        return err_set(e, ERR_USAGE, "checkmate-lp: roundings=%lld: expected 0..100000", r);
+    if (!(f > 0 && f <= 1))
+        return err_set(e, ERR_USAGE, "checkmate-lp: lp_budget=%g: expected a share in (0, 1]", f);
+    int m = running_nodes(s->g);
+    if (m > maxn)
+        return err_set(e, ERR_LIMIT,
+                       "checkmate-lp: %d nodes exceed max_nodes=%lld; the LP grows with the square of "
+                       "the nodes (use fastsa or auto)",
+                       m, maxn);
+    return ERR_OK;
+}
+
+/* The least R for kept values `keep` (S rounded), as a schedule. */
+static void round_schedule(const CmModel *M, const unsigned char *keep, Plan *out)
+{
+    int n = M->n;
+    const Graph *g = M->g;
+    unsigned char *r = xmalloc((size_t)n + 1);
+    plan_reset(out);
+    for (int t = 0; t < n; t++) {
+        memset(r, 0, (size_t)n);
+        r[t] = 1;
+        /* what the next stage keeps must be here: computed if not kept in */
+        for (int i = 0; i <= t; i++) {
+            int next = t + 1 < n ? keep[cm_S(M, t + 1, i) - M->sbase] : g->is_output[M->ord[i]];
+            int in = i < t && keep[cm_S(M, t, i) - M->sbase];
+            if (next && !in)
+                r[i] = 1;
+        }
+        /* inputs of what runs: computed unless kept in; positions
+         * descending, so a newly needed input is visited later */
+        for (int k = t; k >= 0; k--) {
+            if (!r[k])
+                continue;
+            for (int q = M->in_off[k]; q < M->in_off[k + 1]; q++) {
+                int i = M->in_pos[q];
+                if (!(i < t && keep[cm_S(M, t, i) - M->sbase]))
+                    r[i] = 1;
+            }
+        }
+        for (int i = 0; i <= t; i++)
+            if (r[i])
+                plan_push(out, M->ord[i]);
+    }
+    free(r);
+}
+
+static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    const Graph *g = s->g;
+    double tl, frac;
+    long long nr, seed;
+    solver_opt_double(s, "time_limit", &tl, e);
+    solver_opt_double(s, "lp_budget", &frac, e);
+    solver_opt_int(s, "roundings", &nr, e);
+    solver_opt_int(s, "seed", &seed, e);
+    if (budget == PLAN_NO_BUDGET)
+        sim_baseline(g, &budget, &(double){0});
+    int n;
+    int *order = sim_baseline_order(g, &n);
+    if (n == 0) {
+        free(order);
+        return ERR_OK;
+    }
+    CmModel M;
+    int64_t lb = (int64_t)((double)budget * frac);
+    int rc = cm_build(&M, g, order, n, lb, 50000000, e);
+    free(order);
+    double obj, *x = NULL;
+    if (rc == ERR_OK)
+        rc = solve_lp(&M, tl, p, &obj, &x, e);
+    if (rc == ERR_OVER_BUDGET) {
+        /* the reduced budget may be out of the relaxation's reach while the
+         * budget itself is not */
+        cm_free(&M);
+        order = sim_baseline_order(g, &n);
+        rc = cm_build(&M, g, order, n, budget, 50000000, e);
+        free(order);
+        if (rc == ERR_OK)
+            rc = solve_lp(&M, tl, p, &obj, &x, e);
+    }
+    if (rc) {
+        cm_free(&M);
+        if (rc == ERR_CANCELLED)
+            return err_set(e, rc, "checkmate-lp: cancelled");
+        if (rc == ERR_OVER_BUDGET)
+            return err_set(e, rc, "checkmate-lp: no schedule of Checkmate's model on the graph's order "
+                                  "fits (the LP relaxation is infeasible)");
+        err_prefix(e, "checkmate-lp");
+        return rc;
+    }
+    int64_t ns = (int64_t)n * (n - 1) / 2;
+    unsigned char *keep = xmalloc((size_t)ns + 1);
+    uint64_t st = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
+    CandSet cs;
+    cands_init(&cs);
+    Plan pl;
+    plan_init(&pl);
+    for (long long k = 0; k <= nr && !progress_cancelled(p); k++) {
+        double th = 0.5;
+        if (k > 0) {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            th = (double)(st >> 11) * (1.0 / 9007199254740992.0);
+        }
+        for (int64_t c = 0; c < ns; c++)
+            keep[c] = x[M.sbase + c] > th;
+        round_schedule(&M, keep, &pl);
+        Err se;
+        cands_add_steps(&cs, g, pl.steps, pl.T, 1, 0, NULL, "checkmate-lp", &se);
+    }
+    int best = cands_pick(&cs, budget);
+    rc = best >= 0 ? cands_emit(&cs, best, out, p, e) : err_set(e, ERR_CANCELLED, "checkmate-lp: cancelled");
+    plan_done(&pl);
+    cands_done(&cs);
+    free(keep);
+    free(x);
+    cm_free(&M);
+    return rc;
+}
+
+const SolverClass solver_checkmate_lp = {
+    .name = "checkmate-lp",
+    .title = "Checkmate's LP relaxation with randomized rounding (CLP): for graphs too big for the MILP",
+    .params = params,
+    .prepare = lp_prepare,
+    .solve = lp_solve,
+};

@@ -1,0 +1,142 @@
+/* test_auto.c — the portfolio solver: on the teaching samples and small
+ * models, never dearer than any of its members run alone (and than
+ * standalone fastsa with the same iteration limits), its plan re-validated
+ * independently and named after the member that made it; a re-solve for a
+ * new budget answers from the pool and fits; bad options refused. */
+#include "tests/unit/testutil.h"
+
+#include "src/graph_io.h"
+
+static const char *const SAMPLES[] = {
+    "samples/kumar_fig1.json", "samples/chain32.json", "samples/unet_small.json",
+    "samples/transformer_small.json", "samples/join3.json", "samples/skip.json",
+};
+
+/* The members auto runs with their default options (deterministic). */
+static const char *const MEMBERS[] = {"noremat", "chen", "echo", "greedy", "revolve",
+                                      "join", "kusumoto-approx", "kusumoto-exact", "twremat"};
+
+#define FSA "iters=20000;restarts=0;time_limit=60"
+
+static void test_never_worse_than_members(void **st)
+{
+    (void)st;
+    int compared = 0;
+    for (size_t gi = 0; gi < sizeof SAMPLES / sizeof *SAMPLES; gi++) {
+        Err e;
+        Graph *g = graph_load(SAMPLES[gi], &e);
+        if (!g)
+            fail_msg("%s", e.msg);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int pct = 90; pct >= 50; pct -= 20) {
+            int64_t b = bp * pct / 100;
+            if (b < graph_min_peak(g, NULL))
+                continue;
+            const char *ao[] = {"time_limit=60", "fastsa=" FSA, NULL};
+            Plan a;
+            int ra = tu_solve(g, "auto", b, &a, ao);
+            assert_true(ra == ERR_OK || ra == ERR_OVER_BUDGET);
+            double c;
+            assert_int_equal(tu_check_peak(g, a.steps, a.T, &c), a.peak);
+            assert_true(c == a.cost);
+            assert_non_null(a.origin);
+            for (size_t k = 0; k < sizeof MEMBERS / sizeof *MEMBERS + 1; k++) {
+                int fsa = k == sizeof MEMBERS / sizeof *MEMBERS;
+                const char *fo[] = {"iters=20000", "restarts=0", "time_limit=60", NULL};
+                Plan q;
+                int rq = tu_solve(g, fsa ? "fastsa" : MEMBERS[k], b, &q, fsa ? fo : NULL);
+                if (rq == ERR_OK) {
+                    if (ra != ERR_OK)
+                        fail_msg("%s at %d%%: %s fits, auto does not", SAMPLES[gi], pct,
+                                 fsa ? "fastsa" : MEMBERS[k]);
+                    if (a.cost > q.cost)
+                        fail_msg("%s at %d%%: auto costs %g, %s %g", SAMPLES[gi], pct, a.cost,
+                                 fsa ? "fastsa" : MEMBERS[k], q.cost);
+                    compared++;
+                } else if (rq == ERR_OVER_BUDGET && q.T && ra == ERR_OVER_BUDGET) {
+                    assert_true(a.peak <= q.peak);
+                }
+                plan_done(&q);
+            }
+            plan_done(&a);
+        }
+        graph_free(g);
+    }
+    assert_true(compared >= 40);
+}
+
+/* A re-solve for a budget the pool already covers is a pick: it fits and
+ * names its maker. */
+static void test_resolve_from_pool(void **st)
+{
+    (void)st;
+    Err e;
+    Graph *g = graph_load("samples/transformer_small.json", &e);
+    assert_non_null(g);
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    SolverOpts o;
+    solver_opts_init(&o);
+    solver_opts_add(&o, "time_limit=2", &e);
+    Solver *s = solver_new(solver_find("auto"), g, &o, &e);
+    solver_opts_done(&o);
+    assert_non_null(s);
+    Plan p, q;
+    plan_init(&p);
+    plan_init(&q);
+    assert_int_equal(solver_plan(s, bp * 80 / 100, NULL, &p, NULL, &e), ERR_OK);
+    int pooled = s->cands.n;
+    assert_true(pooled >= 3);
+    assert_int_equal(solver_plan(s, bp * 82 / 100, &p, &q, NULL, &e), ERR_OK);
+    assert_true(q.peak <= bp * 82 / 100);
+    assert_true(q.cost <= p.cost);   /* the earlier plan fits the larger budget too */
+    assert_non_null(q.origin);
+    double c;
+    assert_int_equal(tu_check_peak(g, q.steps, q.T, &c), q.peak);
+    plan_done(&p);
+    plan_done(&q);
+    solver_free(s);
+    graph_free(g);
+}
+
+static void test_bad_options(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("A; B:A");
+    SolverOpts o;
+    Err e;
+    const char *bad[][2] = {
+        {"members=greedy,nosuch", "auto: members: no member 'nosuch'"},
+        {"fastsa=bogus=1", "auto: fastsa=: fastsa has no option 'bogus'"},
+        {"time_limit=0", "auto: option time_limit=0: expected 0.001..1000000 (a number) or auto"},
+    };
+    for (int i = 0; i < 3; i++) {
+        solver_opts_init(&o);
+        err_clear(&e);
+        assert_int_equal(solver_opts_add(&o, bad[i][0], &e), ERR_OK);
+        assert_null(solver_new(solver_find("auto"), g, &o, &e));
+        assert_int_equal(e.code, ERR_USAGE);
+        assert_string_equal(e.msg, bad[i][1]);
+        solver_opts_done(&o);
+    }
+    /* members= narrows the portfolio: only greedy's plan can win */
+    const char *only[] = {"members=greedy", "time_limit=1", NULL};
+    Plan p;
+    assert_int_equal(tu_solve(g, "auto", PLAN_NO_BUDGET, &p, only), ERR_OK);
+    assert_string_equal(p.origin, "greedy");
+    plan_done(&p);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_never_worse_than_members),
+        cmocka_unit_test(test_resolve_from_pool),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

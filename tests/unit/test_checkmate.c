@@ -1,0 +1,369 @@
+/* test_checkmate.c — Checkmate's fixed-order model (solvers/checkmate/):
+ *  - the model's own accounting against the spec: the baseline schedule,
+ *    written into the model's variables, satisfies every row and its
+ *    memory equals the spec's peak exactly;
+ *  - schedules with recomputations, written into the model, satisfy every
+ *    row at a budget of their model memory, and the model never counts less
+ *    than the spec does for the schedule it stands for;
+ *  - the MILP on tiny graphs: valid plans (independent checker), never
+ *    cheaper than the true optimum (brute force), and when proven optimal
+ *    no dearer than any other solver's plan the model can express;
+ *  - the LP bound between the baseline cost and the MILP's optimum;
+ *  - checkmate-lp's plans are valid; cancellation stops a long MILP. */
+#include "tests/unit/testutil.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "solvers/checkmate/checkmate.h"
+#include "solvers/checkmate/model.h"
+#include "src/transform.h"
+#include "tests/unit/brute.h"
+
+static Graph *random_training(unsigned *seed, int nf)
+{
+    Graph *f = graph_new();
+    Err e;
+    char id[16], in[16];
+    graph_add_node(f, "x", "input", PHASE_INPUT, 1, 0, 0, NULL, &e);
+    for (int v = 0; v < nf; v++) {
+        *seed = *seed * 1103515245u + 12345u;
+        snprintf(id, sizeof id, "f%d", v);
+        int i = graph_add_node(f, id, "op", PHASE_FWD, 1 + (*seed >> 16) % 4, 1 + (*seed >> 20) % 3,
+                               (*seed >> 12) % 5 == 0 ? 1 : 0, NULL, &e);
+        snprintf(in, sizeof in, v ? "f%d" : "x", v - 1);
+        graph_add_input_name(f, i, in);
+        if (v >= 2 && (*seed >> 24) % 3 == 0) {
+            snprintf(in, sizeof in, "f%d", (int)((*seed >> 8) % (unsigned)(v - 1)));
+            graph_add_input_name(f, i, in);
+        }
+    }
+    assert_int_equal(graph_finalize(f, &e), ERR_OK);
+    Graph *t = graph_make_training(f, &e);
+    graph_free(f);
+    return t;
+}
+
+/* Every row and column bound of M holds for x (to rounding). */
+static void assert_feasible(const CmModel *M, const double *x)
+{
+    double *act = calloc((size_t)M->nrows + 1, sizeof *act);
+    for (int64_t c = 0; c < M->ncols; c++) {
+        if (x[c] < M->clb[c] - 1e-9 || x[c] > M->cub[c] + 1e-9)
+            fail_msg("column %lld = %g outside [%g, %g]", (long long)c, x[c], M->clb[c], M->cub[c]);
+        for (int64_t q = M->cstart[c]; q < M->cstart[c + 1]; q++)
+            act[M->rind[q]] += M->val[q] * x[c];
+    }
+    for (int64_t r = 0; r < M->nrows; r++)
+        if (act[r] < M->rlb[r] - 1e-6 || act[r] > M->rub[r] + 1e-6)
+            fail_msg("row %lld = %g outside [%g, %g]", (long long)r, act[r], M->rlb[r], M->rub[r]);
+    free(act);
+}
+
+/* Largest model memory of x, in bytes, workspace included. */
+static double model_peak(const CmModel *M, const double *x)
+{
+    double pk = 0;
+    for (int t = 0; t < M->n; t++)
+        for (int k = 0; k <= t; k++) {
+            double u = x[cm_U(M, t, k)] / M->mscale +
+                       x[cm_R(M, t, k)] * (double)M->g->nodes[M->ord[k]].workspace;
+            pk = u > pk ? u : pk;
+        }
+    return pk;
+}
+
+static void test_model_baseline_exact(void **st)
+{
+    (void)st;
+    unsigned seed = 77;
+    for (int it = 0; it < 30; it++) {
+        Graph *g = random_training(&seed, 2 + it % 6);
+        int n;
+        int *ord = sim_baseline_order(g, &n);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        CmModel M;
+        Err e;
+        assert_int_equal(cm_build(&M, g, ord, n, bp, 1 << 26, &e), ERR_OK);
+        double *x;
+        assert_true(cm_start_from(&M, ord, n, &x));
+        assert_feasible(&M, x);
+        /* the model counts the baseline exactly as the spec does */
+        assert_true(model_peak(&M, x) > (double)bp - 0.5 && model_peak(&M, x) < (double)bp + 0.5);
+        /* one byte less and the same assignment breaks a memory row */
+        CmModel M2;
+        assert_int_equal(cm_build(&M2, g, ord, n, bp - 1, 1 << 26, &e), ERR_OK);
+        double *y;
+        assert_true(cm_start_from(&M2, ord, n, &y));
+        assert_true(model_peak(&M2, y) > (double)(bp - 1));
+        free(x);
+        free(y);
+        cm_free(&M);
+        cm_free(&M2);
+        free(ord);
+        graph_free(g);
+    }
+}
+
+static void test_model_recomputing_schedules(void **st)
+{
+    (void)st;
+    unsigned seed = 5;
+    int checked = 0;
+    const char *solvers[] = {"greedy", "chen", "kusumoto-approx", "revolve"};
+    /* most recomputing plans interleave in ways the stages cannot express;
+     * enough graphs leave a good number that can */
+    for (int it = 0; it < 80; it++) {
+        Graph *g = random_training(&seed, 3 + it % 6);
+        int n;
+        int *ord = sim_baseline_order(g, &n);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
+            Plan p;
+            if (tu_solve(g, solvers[k], bp * 2 / 3, &p, NULL) != ERR_OK) {
+                plan_done(&p);
+                continue;
+            }
+            CmModel M;
+            Err e;
+            assert_int_equal(cm_build(&M, g, ord, n, bp, 1 << 26, &e), ERR_OK);
+            double *x;
+            if (cm_start_from(&M, p.steps, p.T, &x)) {
+                /* at a budget of its own model memory the assignment is a
+                 * solution of every row */
+                int64_t mp = (int64_t)(model_peak(&M, x) + 0.5);
+                CmModel M2;
+                assert_int_equal(cm_build(&M2, g, ord, n, mp, 1 << 26, &e), ERR_OK);
+                double *y;
+                assert_true(cm_start_from(&M2, p.steps, p.T, &y));
+                assert_feasible(&M2, y);
+                /* the schedule the model stands for, simulated by the spec,
+                 * peaks no higher than the model counts */
+                Plan q;
+                plan_init(&q);
+                cm_extract(&M2, y, &q);
+                int64_t pk = tu_check_peak(g, q.steps, q.T, NULL);
+                assert_true(pk >= 0 && pk <= mp);
+                plan_done(&q);
+                free(x);
+                free(y);
+                cm_free(&M2);
+                checked++;
+            }
+            cm_free(&M);
+            plan_done(&p);
+        }
+        free(ord);
+        graph_free(g);
+    }
+    assert_true(checked >= 20);
+}
+
+static void test_milp_tiny(void **st)
+{
+    (void)st;
+    unsigned seed = 99;
+    int proven = 0, compared = 0;
+    const char *others[] = {"noremat", "greedy", "chen", "kusumoto-exact", "kusumoto-approx", "revolve", "twremat"};
+    const char *opts[] = {"warm=greedy", "time_limit=20", NULL};
+    for (int it = 0; it < 14; it++) {
+        Graph *g = random_training(&seed, 2 + it % 5);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        int64_t lo = graph_min_peak(g, NULL);
+        int n;
+        int *ord = sim_baseline_order(g, &n);
+        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 3) {
+            Plan p;
+            int rc = tu_solve(g, "checkmate", b, &p, opts);
+            double opt = brute_optimum(g, b, NULL, NULL);
+            if (rc != ERR_OK) {
+                /* over budget only where the model (or everything) has no plan */
+                assert_true(rc == ERR_OVER_BUDGET || rc == ERR_LIMIT);
+                plan_done(&p);
+                continue;
+            }
+            double c;
+            int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
+            assert_true(pk >= 0 && pk <= b);
+            assert_true(c == p.cost);
+            assert_true(opt >= 0 && c >= opt - 1e-9);
+            if (p.optimal) {
+                proven++;
+                assert_true(p.bound <= p.cost * (1 + 1e-6) + 1e-9);
+                /* no plan the model can express is cheaper */
+                CmModel M;
+                Err e;
+                assert_int_equal(cm_build(&M, g, ord, n, b, 1 << 26, &e), ERR_OK);
+                for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
+                    Plan q;
+                    double *x;
+                    if (tu_solve(g, others[k], b, &q, NULL) == ERR_OK && cm_start_from(&M, q.steps, q.T, &x)) {
+                        if (model_peak(&M, x) <= (double)b) {
+                            if (p.cost > q.cost * (1 + 1e-6))
+                                fail_msg("checkmate says optimal at %g; %s's plan costs %g in its model",
+                                         p.cost, others[k], q.cost);
+                            compared++;
+                        }
+                        free(x);
+                    }
+                    plan_done(&q);
+                }
+                cm_free(&M);
+                /* the LP bound sits between the baseline cost and the optimum */
+                double lb;
+                assert_int_equal(checkmate_lp_bound(g, b, 20, NULL, &lb, &e), ERR_OK);
+                assert_true(lb >= bc * (1 - 1e-6) - 1e-9);
+                assert_true(lb <= p.cost * (1 + 1e-6) + 1e-9);
+            }
+            plan_done(&p);
+        }
+        free(ord);
+        graph_free(g);
+    }
+    assert_true(proven >= 15);
+    assert_true(compared >= 30);
+}
+
+static void test_lp_rounding_plans(void **st)
+{
+    (void)st;
+    unsigned seed = 3;
+    int fits = 0;
+    for (int it = 0; it < 10; it++) {
+        Graph *g = random_training(&seed, 3 + it % 5);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int pct = 100; pct >= 60; pct -= 20) {
+            Plan p;
+            int rc = tu_solve(g, "checkmate-lp", bp * pct / 100, &p, NULL);
+            assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+            if (p.T) {
+                double c;
+                assert_int_equal(tu_check_peak(g, p.steps, p.T, &c), p.peak);
+                assert_true(c == p.cost);
+            }
+            fits += rc == ERR_OK;
+            plan_done(&p);
+        }
+        graph_free(g);
+    }
+    assert_true(fits >= 10);   /* the 100 % budget at least */
+}
+
+typedef struct {
+    Progress *p;
+    double after;
+} Canceller;
+
+static void *cancel_later(void *arg)
+{
+    Canceller *c = arg;
+    usleep((useconds_t)(c->after * 1e6));
+    atomic_store(&c->p->cancel, 1);
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A MILP that runs for a minute stops soon after the caller cancels. */
+static void test_cancel(void **st)
+{
+    (void)st;
+    Err e;
+    Graph *g = graph_load("samples/chain32.json", &e);
+    assert_non_null(g);
+    SolverOpts o;
+    solver_opts_init(&o);
+    solver_opts_add(&o, "time_limit=60", &e);
+    solver_opts_add(&o, "warm=none", &e);
+    Solver *s = solver_new(solver_find("checkmate"), g, &o, &e);
+    solver_opts_done(&o);
+    assert_non_null(s);
+    Progress pr;
+    progress_init(&pr);
+    Canceller c = {&pr, 0.3};
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, &c);
+    Plan p;
+    plan_init(&p);
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    double t0 = now();
+    int rc = solver_plan(s, bp / 3, NULL, &p, &pr, &e);
+    double dt = now() - t0;
+    pthread_join(th, NULL);
+    assert_int_equal(rc, ERR_CANCELLED);
+    /* generous: the target is half a second after the cancel */
+    assert_true(dt < 3.0);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
+/* Degenerate graphs: only inputs; nothing to recompute. */
+static void test_inputs_only(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("!a; !b");
+    const char *names[] = {"checkmate", "checkmate-free", "checkmate-lp"};
+    for (int i = 0; i < 3; i++) {
+        Plan p;
+        assert_int_equal(tu_solve(g, names[i], PLAN_NO_BUDGET, &p, NULL), ERR_OK);
+        assert_int_equal(p.T, 0);
+        plan_done(&p);
+    }
+    graph_free(g);
+}
+
+/* pin= and force= become bounds and rows of the MILP. */
+static void test_pin_force(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
+    Plan p;
+    const char *free_[] = {"warm=none", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 3, &p, free_), ERR_OK);
+    assert_true(p.cost == 6 && p.optimal);   /* A B C D A E */
+    plan_done(&p);
+    /* A pinned: the one way to peak at 3 is gone, and CBC proves it */
+    const char *pin[] = {"warm=none", "pin=A", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 3, &p, pin), ERR_OVER_BUDGET);
+    plan_done(&p);
+    const char *force[] = {"warm=none", "force=B", NULL};
+    assert_int_equal(tu_solve(g, "checkmate", 4, &p, force), ERR_OK);
+    int rb = 0;
+    for (int t = 0; t < p.T; t++)
+        rb += p.steps[t] == graph_find(g, "B");
+    assert_true(rb >= 2);
+    assert_true(p.optimal && p.cost == 6);   /* one extra run of B, nothing else */
+    plan_done(&p);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_baseline_exact),
+        cmocka_unit_test(test_model_recomputing_schedules),
+        cmocka_unit_test(test_milp_tiny),
+        cmocka_unit_test(test_lp_rounding_plans),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_inputs_only),
+        cmocka_unit_test(test_pin_force),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
