@@ -23,6 +23,19 @@ check_info $J/tiny_gpt.json "151 \(input 31, fwd 47, loss 1, bwd 72\)" 319104 56
 check_info $J/resnet18.json "343 \(input 123, fwd 89, loss 1, bwd 130\)" 132175072 21329274816
 check_info $J/siamese.json "92 \(input 24, fwd 23, loss 1, bwd 44\)" 35636736 20891451396
 grep -q '"grad_of"' $J/tiny_cnn.json && { echo "FAIL: joint samples must carry no grad_of"; fails=$((fails+1)); }
+# the recipe is kept as read and written back; anything but an object is refused
+run $REMAT convert $J/tiny_cnn.json -o "$T/conv.json"
+expect_rc 0 "convert a joint graph"
+python3 -c "
+import json
+a = json.load(open('$J/tiny_cnn.json')); b = json.load(open('$T/conv.json'))
+assert b['recipe'] == a['recipe'], (b.get('recipe'), a['recipe'])
+" || { echo "FAIL: convert lost the recipe"; fails=$((fails+1)); }
+sed 's/"recipe":{[^}]*}/"recipe":3/' $J/tiny_cnn.json >"$T/badrecipe.json"
+run $REMAT info "$T/badrecipe.json"
+expect_rc 1 "recipe not an object"
+expect_err "badrecipe.json: \\\$.recipe: expected an object" "recipe: says where"
+expect_one_line_err "recipe not an object"
 
 # ---- every solver at 90/80/70 % on a chain and on two towers --------------
 SOLVERS=$($REMAT list-solvers | grep -oE '^[a-z][a-z0-9_-]*')
