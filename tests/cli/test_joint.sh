@@ -198,6 +198,28 @@ run $REMAT replay samples/kumar_fig1.json "$T/k.json" --backend torch
 expect_rc 1 "no recipe"
 expect_err "^remat: replay: --backend torch needs a graph with a recipe" "no recipe: says so"
 expect_one_line_err "no recipe"
+# the explorer: r on a graph with a recipe runs the torch replay and
+# overlays its measurement
+if command -v tmux >/dev/null; then
+    case "$REMAT" in /*) RR="$REMAT" ;; *) RR="$PWD/$REMAT" ;; esac
+    SOCK="remat-joint-$$"
+    tmux -L "$SOCK" -f /dev/null new-session -d -s tui -x 110 -y 30 \
+        "TERM=xterm-256color '$RR' tui $J/tiny_cnn.json -s greedy -b 72032 2>'$T/tui.err'; echo \$? >'$T/tui.rc'"
+    sleep 1
+    tmux -L "$SOCK" send-keys -t tui r
+    n=300
+    while [ $n -gt 0 ]; do
+        tmux -L "$SOCK" capture-pane -p -t tui >"$T/screen" 2>/dev/null
+        grep -q "gradients match" "$T/screen" && break
+        sleep 0.1; n=$((n - 1))
+    done
+    grep -qE "replay \(torch, scale 1, .*measured peak 70.3 KiB vs simulated 70.3 KiB \(\+0.0%\); gradients match" "$T/screen" ||
+        { echo "FAIL: explorer r: no torch replay message"; cat "$T/screen"; fails=$((fails+1)); }
+    grep -q '×' "$T/screen" || { echo "FAIL: explorer r: no measured overlay"; fails=$((fails+1)); }
+    tmux -L "$SOCK" send-keys -t tui q
+    sleep 0.5
+    tmux -L "$SOCK" kill-server 2>/dev/null
+fi
 sed 's/"id":"relu_1"/"id":"relu_x"/; s/"relu_1"/"relu_x"/g' $J/tiny_cnn.json >"$T/stale.json"
 $REMAT solve "$T/stale.json" -s noremat -o "$T/stale_plan.json" 2>/dev/null
 run $REMAT replay "$T/stale.json" "$T/stale_plan.json" --backend torch
