@@ -60,6 +60,9 @@ typedef struct {
     double time_limit, resolve_time;
     long long seed;
     int64_t missed_floor;       /* as fastsa's: lowest peak a full solve missed at */
+    /* for describe: the pool index of the last answer, and of each
+     * member's last plan (-1: none); the FastSA member is last */
+    int last_pick, last_of[N_MEMBERS + 1];
 } Auto;
 
 static int member_on(const Solver *s, const char *name)
@@ -78,6 +81,9 @@ static int auto_prepare(Solver *s, Err *e)
 {
     Auto *a = xcalloc(1, sizeof *a);
     s->state = a;
+    a->last_pick = -1;
+    for (int i = 0; i <= N_MEMBERS; i++)
+        a->last_of[i] = -1;
     int rc;
     const char *tl = solver_opt_str(s, "time_limit");
     if (strcmp(tl, "auto") == 0) {
@@ -154,12 +160,12 @@ static Solver *member(Solver *s, int i, Progress *d)
 
 /* Pool a schedule unless the same one is there already (re-solves for the
  * slider offer the same family picks again and again). */
-static void pool_add(Solver *s, const int *steps, int T, const char *origin)
+static int pool_add(Solver *s, const int *steps, int T, const char *origin)
 {
     Sim sim;
     Err e;
     if (sim_run(s->g, steps, T, &sim, &e) != ERR_OK)
-        return;
+        return -1;
     int64_t pk = sim.peak;
     double c = sim.cost;
     sim_done(&sim);
@@ -167,15 +173,15 @@ static void pool_add(Solver *s, const int *steps, int T, const char *origin)
         const Cand *x = &s->cands.c[i];
         if (x->peak == pk && x->cost == c && x->T == T &&
             memcmp(x->steps, steps, (size_t)T * sizeof *steps) == 0)
-            return;
+            return i;
     }
     int *own = xmallocarray((size_t)T + 1, sizeof *own);
     memcpy(own, steps, (size_t)T * sizeof *own);
-    cands_add(&s->cands, own, T, pk, c, 0, NULL, origin);
+    return cands_add(&s->cands, own, T, pk, c, 0, NULL, origin);
 }
 
-/* Run member solver m for budget and pool its schedule. */
-static void pool_plan(Solver *s, Solver *m, int64_t budget, const Plan *prev, Progress *p)
+/* Run member i's solver m for budget and pool its schedule. */
+static void pool_plan(Solver *s, int i, Solver *m, int64_t budget, const Plan *prev, Progress *p)
 {
     Plan pl;
     plan_init(&pl);
@@ -183,7 +189,7 @@ static void pool_plan(Solver *s, Solver *m, int64_t budget, const Plan *prev, Pr
     err_clear(&e);
     int rc = solver_plan(m, budget, prev, &pl, p, &e);
     if ((rc == ERR_OK || rc == ERR_OVER_BUDGET) && pl.T > 0)
-        pool_add(s, pl.steps, pl.T, m->cls->name);
+        ((Auto *)s->state)->last_of[i] = pool_add(s, pl.steps, pl.T, m->cls->name);
     plan_done(&pl);
 }
 
@@ -237,7 +243,7 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progr
     int rc = full || n ? fastsa_search_from(f, budget, starts, full ? n : 1, seconds, full, &out, p, e)
                        : ERR_OK;
     if (rc == ERR_OK && out.T > 0)
-        pool_add(s, out.steps, out.T, "fastsa");
+        ((Auto *)s->state)->last_of[N_MEMBERS] = pool_add(s, out.steps, out.T, "fastsa");
     for (int i = 0; i < 2; i++)
         plan_done(&starts[i]);
     plan_done(&out);
@@ -253,6 +259,7 @@ static int answer(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     int rc = cands_emit(&s->cands, i, out, p, e);
     if (rc == ERR_OK)
         plan_set_origin(out, s->cands.c[i].origin);
+    ((Auto *)s->state)->last_pick = i;
     return rc;
 }
 
@@ -271,7 +278,7 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         deadline_start(&d, p, left);
         Solver *m = member(s, i, &d.child);
         if (m)
-            pool_plan(s, m, budget, NULL, &d.child);
+            pool_plan(s, i, m, budget, NULL, &d.child);
         deadline_stop(&d);
         if (progress_cancelled(p))
             return err_set(e, ERR_CANCELLED, "auto: cancelled");
@@ -298,7 +305,7 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
     /* members whose re-solve is a lookup in their family */
     for (int i = 0; i < N_MEMBERS; i++)
         if (MEMBERS[i].pick && a->m[i])
-            pool_plan(s, a->m[i], budget, NULL, p);
+            pool_plan(s, i, a->m[i], budget, NULL, p);
     int i = cands_pick(&s->cands, budget);
     int fits = i >= 0 && (budget == PLAN_NO_BUDGET || s->cands.c[i].peak <= budget);
     if (!fits && !(a->missed_floor && budget != PLAN_NO_BUDGET && budget < a->missed_floor))
@@ -306,6 +313,30 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
     if (run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     return answer(s, budget, out, p, e);
+}
+
+/* The winner's own structure when the member's last plan is the answer
+ * (its describe speaks of its last solve), else who made it. */
+static int auto_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    const Auto *a = s->state;
+    if (a->last_pick < 0 || a->last_pick >= s->cands.n)
+        return ERR_OK;
+    const char *who = s->cands.c[a->last_pick].origin;
+    for (int i = 0; i <= N_MEMBERS; i++) {
+        Solver *m = i < N_MEMBERS ? a->m[i] : a->fsa;
+        if (!m || a->last_of[i] != a->last_pick || !m->cls->describe)
+            continue;
+        int rc = m->cls->describe(m, pl, out, e);
+        char buf[400];
+        snprintf(buf, sizeof buf, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
+        overlay_set_title(out, buf);
+        return rc;
+    }
+    char buf[200];
+    snprintf(buf, sizeof buf, "auto, %s's plan (kept from an earlier budget)", who);
+    overlay_set_title(out, buf);
+    return ERR_OK;
 }
 
 static void auto_release(Solver *s)
@@ -327,5 +358,6 @@ const SolverClass solver_auto = {
     .prepare = auto_prepare,
     .solve = auto_solve,
     .resolve = auto_resolve,
+    .describe = auto_describe,
     .release = auto_release,
 };

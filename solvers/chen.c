@@ -327,28 +327,18 @@ static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
 /* Simulate every segment count of the budget search once (at most ~128:
  * every count on small graphs, an even spread on large ones) into the
  * solver's candidate set; a budget is then a pick (src/cands.h). */
-static int fill_table(Solver *s, Plan *tmp, Progress *p, Err *e)
+static int fill_table(Solver *s, Progress *p, Err *e)
 {
     Chen *st = s->state;
-    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1;
-    int cap = (span + step - 1) / step + 1;
+    int span = st->m + 1, step = span > 128 ? (span + 127) / 128 : 1, nt = 0;
+    int *tags = xmallocarray((size_t)span + 1, sizeof *tags);
+    for (int k = 1; k <= span; k += step)
+        tags[nt++] = k;
     s->cands.rebuild = rebuild;
     s->cands.ctx = s;
-    for (int k = 1; k <= span; k += step) {
-        if (progress_cancelled(p)) {
-            cands_clear(&s->cands);
-            return err_set(e, ERR_CANCELLED, "chen: cancelled");
-        }
-        build(s->g, st, k, tmp);
-        Err se;
-        err_clear(&se);
-        if (cands_add_steps(&s->cands, s->g, tmp->steps, tmp->T, 0, k, NULL, "chen", &se) < 0) {
-            cands_clear(&s->cands);
-            return err_set(e, ERR_INVALID, "chen: internal error: %s", se.msg);
-        }
-        progress_set(p, (double)s->cands.n / cap);
-    }
-    return ERR_OK;
+    int rc = cands_add_family(&s->cands, s->g, tags, nt, "chen", p, e);
+    free(tags);
+    return rc;
 }
 
 static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
@@ -368,7 +358,7 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             k = 1;
     } else {
         if (!s->cands.n)
-            rc = fill_table(s, out, p, e);
+            rc = fill_table(s, p, e);
         k = rc ? 0 : s->cands.c[cands_pick(&s->cands, budget)].tag;
     }
     if (rc) {

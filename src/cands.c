@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "src/sim.h"
+#include "src/solver.h"
 #include "src/xalloc.h"
 
 void cands_init(CandSet *cs)
@@ -52,6 +53,32 @@ int cands_add_steps(CandSet *cs, const Graph *g, const int *steps, int T, int ke
     int i = cands_add(cs, own, T, sim.peak, sim.cost, tag, data, origin);
     sim_done(&sim);
     return i;
+}
+
+int cands_add_family(CandSet *cs, const Graph *g, const int *tags, int n, const char *origin,
+                     Progress *p, Err *e)
+{
+    Plan tmp;
+    plan_init(&tmp);
+    int rc = ERR_OK;
+    for (int i = 0; i < n && rc == ERR_OK; i++) {
+        if (progress_cancelled(p)) {
+            rc = err_set(e, ERR_CANCELLED, "%s: cancelled", origin);
+            break;
+        }
+        Err se;
+        err_clear(&se);
+        Cand k = {.tag = tags[i]};
+        if ((rc = cs->rebuild(cs->ctx, &k, &tmp, p, &se)) != ERR_OK ||
+            cands_add_steps(cs, g, tmp.steps, tmp.T, 0, tags[i], NULL, origin, &se) < 0)
+            rc = err_set(e, rc == ERR_CANCELLED ? rc : ERR_INVALID, "%s: internal error: %s", origin,
+                         se.msg);
+        progress_set(p, (double)(i + 1) / n);
+    }
+    plan_done(&tmp);
+    if (rc)
+        cands_clear(cs);
+    return rc;
 }
 
 int cands_better(int64_t budget, int64_t peak, double cost, int64_t bpeak, double bcost)

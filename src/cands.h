@@ -53,6 +53,13 @@ void cands_clear(CandSet *cs);
  * in the solver that made it). */
 int cands_add_steps(CandSet *cs, const Graph *g, const int *steps, int T, int keep, int tag,
                     void *data, const char *origin, Err *e);
+/* The candidates of a family: for each tags[i], the set's rebuild makes the
+ * schedule and it is simulated once and added without its steps (they are
+ * made again when picked). Polls p; on cancellation or an invalid schedule
+ * the set is emptied and the error returned ("NAME: cancelled", "NAME:
+ * internal error: ..."). */
+int cands_add_family(CandSet *cs, const struct Graph *g, const int *tags, int n, const char *origin,
+                     struct Progress *p, Err *e);
 /* Add a candidate whose figures the caller already simulated; steps (may
  * be NULL) pass to the set. */
 int cands_add(CandSet *cs, int *steps, int T, int64_t peak, double cost, int tag, void *data,

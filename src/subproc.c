@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -37,6 +38,9 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
     int fds[2];
     if (pipe(fds) != 0)
         return err_set(e, ERR_IO, "cannot create a pipe for the solver process: %s", strerror(errno));
+    /* what the parent has buffered must not be written twice, once by
+     * each process */
+    fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -49,6 +53,7 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
         signal(SIGINT, SIG_IGN);
         int rc = fn(ctx, fds[1]);
         close(fds[1]);
+        fflush(NULL);   /* an engine's own log, when one is asked for */
         _exit(rc == 0 ? 0 : 1);
     }
     close(fds[1]);

@@ -415,9 +415,11 @@ static int cmd_solve(Args *a)
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
-            if (p.bound >= 0)
-                fprintf(stderr, "%s: %s\n", cls->name,
-                        p.optimal ? "optimal (proven by the solver)" : "best found, not proven optimal");
+            if (p.bound >= 0 && p.optimal)
+                fprintf(stderr, "%s: optimal (proven by the solver)\n", cls->name);
+            else if (p.bound >= 0)
+                fprintf(stderr, "%s: best found, gap %.3g%% to the solver's bound %.17g\n", cls->name,
+                        p.cost > 0 ? 100 * (p.cost - p.bound) / p.cost : 0.0, p.bound);
             if (a->bound)
                 print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
         } else {

@@ -109,9 +109,18 @@ void status_draw(Tui *t, int y, int w)
     if (s->pin[0] || s->force[0])
         snprintf(rules, sizeof rules, " | %s%.120s%s%s%.120s", s->pin[0] ? "pin " : "", s->pin,
                  s->pin[0] && s->force[0] ? " " : "", s->force[0] ? "force " : "", s->force);
-    char origin[80] = "";
+    char origin[140] = "";
     if (s->have && s->plan.origin && s->plan.origin[0] && (!s->plan.solver || strcmp(s->plan.origin, s->plan.solver)))
         snprintf(origin, sizeof origin, " | plan by %.60s", s->plan.origin);
+    /* what an exact solver proved about its plan */
+    if (s->have && s->plan.bound >= 0) {
+        size_t u = strlen(origin);
+        if (s->plan.optimal)
+            snprintf(origin + u, sizeof origin - u, " | optimal");
+        else
+            snprintf(origin + u, sizeof origin - u, " | best found, gap %.2f%%",
+                     s->plan.cost > 0 ? 100 * (s->plan.cost - s->plan.bound) / s->plan.cost : 0.0);
+    }
     char ex[140];
     if (export_ui_status(t->exp, ex, sizeof ex))
         snprintf(exp, sizeof exp, " | %c %s", tui_spinner(t), ex);

@@ -179,33 +179,10 @@ static double *warm_start(const Graph *g, const Checkmate *st, int64_t budget, i
     return x;
 }
 
-static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* The model of the file comment for T steps at budget. */
+static glp_prob *build_model(const Graph *g, const Checkmate *st, int64_t budget, int T)
 {
-    const Graph *g = s->g;
-    Checkmate *st = s->state;
     int m = st->m;
-    double tl;
-    if (solver_opt_double(s, "time_limit", &tl, e))
-        return e->code;
-    const char *steps = solver_opt_str(s, "steps");
-    int T = m <= 40 ? 2 * m : m + m / 2;
-    if (strcmp(steps, "auto") != 0) {
-        long long x;
-        if (solver_opt_int(s, "steps", &x, e))
-            return e->code;
-        if (x < m || x > 100000)
-            return err_set(e, ERR_USAGE, "checkmate-free: steps=%lld must be between %d and 100000", x, m);
-        T = (int)x;
-    }
-    if (budget == PLAN_NO_BUDGET)
-        sim_baseline(g, &budget, &(double){0});
-    if (m == 0) {   /* only inputs: the empty schedule is the optimum */
-        out->optimal = 1;
-        out->bound = 0;
-        snprintf(st->status, sizeof st->status, "optimal (nothing runs)");
-        return ERR_OK;
-    }
-    glp_term_out(GLP_OFF);
     glp_prob *lp = glp_create_prob();
     glp_set_obj_dir(lp, GLP_MIN);
     glp_add_cols(lp, 2 * T * m);
@@ -263,6 +240,37 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     free(tr.ia);
     free(tr.ja);
     free(tr.ar);
+    return lp;
+}
+
+static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    const Graph *g = s->g;
+    Checkmate *st = s->state;
+    int m = st->m;
+    double tl;
+    if (solver_opt_double(s, "time_limit", &tl, e))
+        return e->code;
+    const char *steps = solver_opt_str(s, "steps");
+    int T = m <= 40 ? 2 * m : m + m / 2;
+    if (strcmp(steps, "auto") != 0) {
+        long long x;
+        if (solver_opt_int(s, "steps", &x, e))
+            return e->code;
+        if (x < m || x > 100000)
+            return err_set(e, ERR_USAGE, "checkmate-free: steps=%lld must be between %d and 100000", x, m);
+        T = (int)x;
+    }
+    if (budget == PLAN_NO_BUDGET)
+        sim_baseline(g, &budget, &(double){0});
+    if (m == 0) {   /* only inputs: the empty schedule is the optimum */
+        out->optimal = 1;
+        out->bound = 0;
+        snprintf(st->status, sizeof st->status, "optimal (nothing runs)");
+        return ERR_OK;
+    }
+    glp_term_out(GLP_OFF);
+    glp_prob *lp = build_model(g, st, budget, T);
 
     glp_iocp parm;
     glp_init_iocp(&parm);

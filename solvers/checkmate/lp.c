@@ -87,6 +87,23 @@ static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, 
     return rc;
 }
 
+/* Solve the relaxation of the model on the graph's own order for budget:
+ * *obj, and the solution in *x when x is given. ERR_OK with *obj = 0 when
+ * nothing runs. */
+static int relax_graph_order(const Graph *g, int64_t budget, double seconds, Progress *p, double *obj,
+                             double **x, CmModel *M, Err *e)
+{
+    int n;
+    int *order = sim_baseline_order(g, &n);
+    memset(M, 0, sizeof *M);
+    *obj = 0;
+    int rc = n ? cm_build(M, g, order, n, budget, 50000000, e) : ERR_OK;
+    free(order);
+    if (rc == ERR_OK && n)
+        rc = solve_lp(M, seconds, p, obj, x, e);
+    return rc;
+}
+
 static int running_nodes(const Graph *g)
 {
     int m = 0;
@@ -101,18 +118,8 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
     int m = running_nodes(g);
     if (m > CHECKMATE_LP_MAX_NODES)
         return err_set(e, ERR_LIMIT, "no LP bound for %d nodes (at most %d)", m, CHECKMATE_LP_MAX_NODES);
-    int n;
-    int *order = sim_baseline_order(g, &n);
-    if (n == 0) {
-        free(order);
-        *bound = 0;
-        return ERR_OK;
-    }
     CmModel M;
-    int rc = cm_build(&M, g, order, n, budget, 50000000, e);
-    free(order);
-    if (rc == ERR_OK)
-        rc = solve_lp(&M, seconds, p, bound, NULL, e);
+    int rc = relax_graph_order(g, budget, seconds, p, bound, NULL, &M, e);
     cm_free(&M);
     return rc;
 }
@@ -195,28 +202,18 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     solver_opt_int(s, "seed", &seed, e);
     if (budget == PLAN_NO_BUDGET)
         sim_baseline(g, &budget, &(double){0});
-    int n;
-    int *order = sim_baseline_order(g, &n);
-    if (n == 0) {
-        free(order);
-        return ERR_OK;
-    }
     CmModel M;
-    int64_t lb = (int64_t)((double)budget * frac);
-    int rc = cm_build(&M, g, order, n, lb, 50000000, e);
-    free(order);
     double obj, *x = NULL;
-    if (rc == ERR_OK)
-        rc = solve_lp(&M, tl, p, &obj, &x, e);
+    int rc = relax_graph_order(g, (int64_t)((double)budget * frac), tl, p, &obj, &x, &M, e);
     if (rc == ERR_OVER_BUDGET) {
         /* the reduced budget may be out of the relaxation's reach while the
          * budget itself is not */
         cm_free(&M);
-        order = sim_baseline_order(g, &n);
-        rc = cm_build(&M, g, order, n, budget, 50000000, e);
-        free(order);
-        if (rc == ERR_OK)
-            rc = solve_lp(&M, tl, p, &obj, &x, e);
+        rc = relax_graph_order(g, budget, tl, p, &obj, &x, &M, e);
+    }
+    if (rc == ERR_OK && M.n == 0) {
+        cm_free(&M);
+        return ERR_OK;   /* nothing runs */
     }
     if (rc) {
         cm_free(&M);
@@ -228,7 +225,7 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         err_prefix(e, "checkmate-lp");
         return rc;
     }
-    int64_t ns = (int64_t)n * (n - 1) / 2;
+    int64_t ns = (int64_t)M.n * (M.n - 1) / 2;
     unsigned char *keep = xmalloc((size_t)ns + 1);
     uint64_t st = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
     CandSet cs;

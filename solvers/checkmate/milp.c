@@ -165,23 +165,29 @@ static Cbc_Model *load(const CmModel *M, const double *start, double seconds)
         if (M->is_int[c])
             Cbc_setInteger(m, (int)c);
     if (start) {
-        int n = 0;
+        /* every integer column, zeros too: CBC leaves the unnamed ones free,
+         * the relaxation makes them fractional and the start is lost */
         int *idx = xmallocarray((size_t)M->ubase + 1, sizeof *idx);
         double *v = xmallocarray((size_t)M->ubase + 1, sizeof *v);
-        for (int64_t c = 0; c < M->ubase; c++)
-            if (start[c] > 0.5) {
-                idx[n] = (int)c;
-                v[n++] = 1;
-            }
-        Cbc_setMIPStartI(m, n, idx, v);
+        for (int64_t c = 0; c < M->ubase; c++) {
+            idx[c] = (int)c;
+            v[c] = start[c] > 0.5 ? 1 : 0;
+        }
+        Cbc_setMIPStartI(m, (int)M->ubase, idx, v);
         free(idx);
         free(v);
     }
+    /* REMAT_CBC_LOG=1 shows CBC's own log (on standard output) */
     Cbc_setLogLevel(m, 0);
+    if (getenv("REMAT_CBC_LOG"))
+        Cbc_setParameter(m, "log", "1");
     /* within a millionth of the bound counts as proven: the last digits of
      * a 1e13 cost are noise in the engine's arithmetic anyway */
     Cbc_setAllowableFractionGap(m, 1e-6);
     Cbc_setMaximumSeconds(m, seconds > 0.5 ? seconds : 0.5);
+    /* the limit is the user's wall clock, not CBC's own CPU time: on a
+     * busy machine the two differ by the share of a core it gets */
+    Cbc_setParameter(m, "timeMode", "elapsed");
     return m;
 }
 
@@ -260,8 +266,6 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     double left = tl - (clock_now() - t0);
     Child c = {load(&M, start, left), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
-    if (getenv("CM_MPS"))
-        Cbc_writeMps(c.cbc, getenv("CM_MPS"));
     char *buf;
     size_t len;
     Err se;
@@ -280,9 +284,34 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
     } else if (have) {
         cm_extract(&M, (const double *)(buf + sizeof cst + sizeof hdr), out);
+        if (start && cst != 0) {
+            /* CBC stopped on its limit: its incumbent can be worse than the
+             * start it was given (when it could not use it) */
+            Plan w;
+            plan_init(&w);
+            cm_extract(&M, start, &w);
+            double cw = 0, co = 0;
+            for (int t = 0; t < w.T; t++)
+                cw += g->nodes[w.steps[t]].cost;
+            for (int t = 0; t < out->T; t++)
+                co += g->nodes[out->steps[t]].cost;
+            if (cw < co) {
+                plan_reset(out);
+                for (int t = 0; t < w.T; t++)
+                    plan_push(out, w.steps[t]);
+            }
+            plan_done(&w);
+        }
         double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
         out->bound = lb / M.cscale;
         out->optimal = cst == 0;
+        if (out->optimal) {
+            /* proven: the plan's cost is the bound (CBC's own bound can sit
+             * below it when it knows the cost is integral) */
+            out->bound = 0;
+            for (int t = 0; t < out->T; t++)
+                out->bound += g->nodes[out->steps[t]].cost;
+        }
         if (cst == 0)
             snprintf(st->status, sizeof st->status, "optimal for the %s order (within 1e-6 of CBC's bound)",
                      solver_opt_str(s, "order"));

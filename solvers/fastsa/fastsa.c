@@ -62,6 +62,11 @@ typedef struct {
      * none yet): a later budget below it will not be met by another full
      * search either, so re-solves skip it and answer at slider speed */
     int64_t missed_floor;
+    /* for describe: where the last search's best came from, how many runs
+     * it made, and the node groups of its grouped run (units of more than
+     * one node: grp_nodes[grp_off[i]..grp_off[i+1])) */
+    int best_from, runs;
+    int *grp_off, *grp_nodes, ngrp;
 } FastSA;
 
 /* The best plan of a search so far, as graph nodes. */
@@ -71,9 +76,10 @@ typedef struct {
     int fits;
     int64_t M;
     double C;
+    int from;           /* the run that made it (RUN_* + index) */
 } Best;
 
-static void best_offer(Best *b, const State *S, const Anneal *A)
+static void best_offer(Best *b, const State *S, const Anneal *A, int from)
 {
     int better = !b->steps || A->best_fits > b->fits ||
                  (A->best_fits == b->fits &&
@@ -86,6 +92,7 @@ static void best_offer(Best *b, const State *S, const Anneal *A)
     b->fits = A->best_fits;
     b->M = A->best_M;
     b->C = A->best_C;
+    b->from = from;
 }
 
 /* Load a graph-node order into a fresh single-node state; forced nodes get
@@ -142,6 +149,7 @@ typedef struct {
     Progress *p;
     Best best;
     long long tried;
+    int runs;
 } Search;
 
 /* Mutations of one run: enough to cool through the graph's size. */
@@ -192,8 +200,9 @@ static int run_plain(Search *X, int id, const int *order, int L, double h0, doub
     long long n = anneal_run(&A, &S, &X->rng, run_length(fs), h0, h0 * 1e-4, until, 0,
                              stall_of(fs), X->p);
     X->tried += A.tried;
+    X->runs++;
     if (n >= 0)
-        best_offer(&X->best, &S, &A);
+        best_offer(&X->best, &S, &A, id);
     anneal_done(&A);
     state_done(&S);
     return n < 0 ? -1 : 0;
@@ -202,6 +211,29 @@ static int run_plain(Search *X, int id, const int *order, int L, double h0, doub
 /* Grouped run from the graph order until the budget is met (stage 1 of
  * §3.1), then the single nodes of its plan (stage 2) at the temperature
  * it reached. -1 when cancelled. */
+/* The groups of more than one node, for describe. */
+static void keep_groups(FastSA *fs, const Units *G)
+{
+    free(fs->grp_off);
+    free(fs->grp_nodes);
+    int n = 0, m = 0;
+    for (int i = 0; i < G->n_units; i++)
+        if (G->u[i].n_mem > 1) {
+            n++;
+            m += G->u[i].n_mem;
+        }
+    fs->grp_off = xmallocarray((size_t)n + 1, sizeof *fs->grp_off);
+    fs->grp_nodes = xmallocarray((size_t)m + 1, sizeof *fs->grp_nodes);
+    fs->grp_off[0] = 0;
+    fs->ngrp = 0;
+    for (int i = 0; i < G->n_units; i++)
+        if (G->u[i].n_mem > 1) {
+            int o = fs->grp_off[fs->ngrp];
+            memcpy(fs->grp_nodes + o, G->u[i].mem, (size_t)G->u[i].n_mem * sizeof *G->u[i].mem);
+            fs->grp_off[++fs->ngrp] = o + G->u[i].n_mem;
+        }
+}
+
 static int run_grouped(Search *X, const int *order, int L, double until1, double until2)
 {
     stream(X, RUN_GROUPED);
@@ -211,6 +243,7 @@ static int run_grouped(Search *X, const int *order, int L, double until1, double
     int *gseq, gL;
     unsigned char *keep = X->s->rule;   /* pinned and forced nodes stay whole */
     units_grouped(&G, X->s->g, order, L, prm->group_max, keep, &gseq, &gL);
+    keep_groups(fs, &G);
     State S;
     state_init(&S, &G, state_slots_for(gL, prm->slack));
     if (prm->logaddexp)
@@ -361,6 +394,8 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     free(seeds);
     free(order);
     fs->last_tried = X.tried;
+    fs->runs = X.runs;
+    fs->best_from = X.best.from;
     if (rc < 0) {
         free(X.best.steps);
         return err_set(e, ERR_CANCELLED, "fastsa: cancelled");
@@ -507,11 +542,46 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     return rc;
 }
 
+static int fastsa_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+{
+    (void)pl;
+    (void)e;
+    const FastSA *fs = s->state;
+    const Graph *g = s->g;
+    char from[96], buf[160];
+    int f = fs->best_from;
+    if (f == RUN_ORDER)
+        snprintf(from, sizeof from, "a run from the graph's order");
+    else if (f == RUN_UNGROUP)
+        snprintf(from, sizeof from, "the node groups' run");
+    else if (f >= RUN_SEED && f < RUN_PREV)
+        snprintf(from, sizeof from, "a run from a seed solver's plan");
+    else if (f >= RUN_PREV && f < RUN_MORE)
+        snprintf(from, sizeof from, "a run from a given start");
+    else
+        snprintf(from, sizeof from, "a restart");
+    snprintf(buf, sizeof buf, "fastsa: best of %d runs, from %s; %d node groups", fs->runs, from,
+             fs->ngrp);
+    overlay_set_title(out, buf);
+    for (int i = 0; i < fs->ngrp; i++) {
+        int last = fs->grp_nodes[fs->grp_off[i + 1] - 1];
+        snprintf(buf, sizeof buf, "group %s: %d nodes fused into it", g->nodes[last].id,
+                 fs->grp_off[i + 1] - fs->grp_off[i]);
+        int gi = overlay_add(out, OVERLAY_BLOCK, buf, -1, 0);
+        for (int k = fs->grp_off[i]; k < fs->grp_off[i + 1]; k++)
+            overlay_add_node(out, gi, fs->grp_nodes[k]);
+    }
+    return ERR_OK;
+}
+
 static void fastsa_release(Solver *s)
 {
     FastSA *fs = s->state;
-    if (fs)
+    if (fs) {
         units_done(&fs->U);
+        free(fs->grp_off);
+        free(fs->grp_nodes);
+    }
     free(fs);
 }
 
@@ -589,5 +659,6 @@ const SolverClass solver_fastsa = {
     .prepare = fastsa_prepare,
     .solve = fastsa_solve,
     .resolve = fastsa_resolve,
+    .describe = fastsa_describe,
     .release = fastsa_release,
 };

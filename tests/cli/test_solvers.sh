@@ -57,4 +57,16 @@ expect_err "smallest peak found 11 B \\(Theorem 3.3: the join needs at least 7 s
 run $REMAT solve samples/join3.json --solver join --budget 9
 expect_rc 3 "join auto below its lowest peak"
 expect_err "smallest peak found 10 B \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
+# the exact MILP says what it proved, --bound prints Checkmate's LP bound
+# (the relaxation is weak on Figure 1: 5, the baseline cost), and the
+# portfolio names the member whose plan won
+run $REMAT solve samples/kumar_fig1.json --solver checkmate --budget 3 --bound -o "$T/cm.json"
+expect_rc 0 "checkmate on Figure 1"
+expect_err "checkmate: optimal \\(proven by the solver\\)" "checkmate says optimal"
+expect_err "bound: no plan in Checkmate's model on the graph's order costs less than 5; this plan is \\+20.00% above it" "LP bound and gap"
+grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || { echo "FAIL: plan JSON lacks the optimality record: $(cat "$T/cm.json")"; fails=$((fails+1)); }
+run $REMAT solve samples/kumar_fig1.json --budget 3 -o "$T/auto.json"
+expect_rc 0 "auto is the default solver"
+expect_err "^auto \\([a-z-]+'s plan\\): peak 3 " "auto names the winning member"
+grep -q '"solver":"auto","origin":"' "$T/auto.json" || { echo "FAIL: auto's plan lacks its origin: $(cat "$T/auto.json")"; fails=$((fails+1)); }
 finish

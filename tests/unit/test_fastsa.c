@@ -484,6 +484,48 @@ static void test_pin_force(void **state)
     graph_free(g);
 }
 
+/* describe says which run the plan came from and lists the node groups of
+ * the grouped run: each of two nodes or more, fused forward nodes
+ * (Algorithm 1 never fuses gradients) ending at the group's own node. */
+static void test_describe_groups(void **state)
+{
+    (void)state;
+    Graph *g = chain_training(16);
+    SolverOpts o;
+    solver_opts_init(&o);
+    Err e;
+    err_clear(&e);
+    const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
+    for (int i = 0; opts[i]; i++)
+        solver_opts_add(&o, opts[i], &e);
+    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
+    solver_opts_done(&o);
+    assert_non_null(s);
+    Plan p;
+    plan_init(&p);
+    int64_t bp;
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    assert_int_equal(solver_plan(s, bp / 2, NULL, &p, NULL, &e), ERR_OK);
+    Overlay ov;
+    overlay_init(&ov);
+    assert_int_equal(s->cls->describe(s, &p, &ov, &e), ERR_OK);
+    assert_non_null(strstr(ov.title, "fastsa: best of "));
+    assert_true(ov.n > 0);
+    for (int i = 0; i < ov.n; i++) {
+        assert_true(ov.groups[i].n >= 2);
+        for (int k = 0; k < ov.groups[i].n - 1; k++)
+            assert_int_equal(g->nodes[ov.groups[i].nodes[k]].phase, PHASE_FWD);
+        char want[64];
+        snprintf(want, sizeof want, "group %s:", g->nodes[ov.groups[i].nodes[ov.groups[i].n - 1]].id);
+        assert_non_null(strstr(ov.groups[i].label, want));
+    }
+    overlay_done(&ov);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
 static void test_cancel(void **state)
 {
     (void)state;
@@ -531,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_chain32_budgets),
         cmocka_unit_test(test_never_worse_than_its_starts),
         cmocka_unit_test(test_pin_force),
+        cmocka_unit_test(test_describe_groups),
         cmocka_unit_test(test_fig1),
         cmocka_unit_test(test_same_seed_same_plan),
         cmocka_unit_test(test_resolve_warm_start),

@@ -7,9 +7,9 @@
 #include "tests/unit/testutil.h"
 #include "tests/unit/brute.h"
 
-#include "solvers/chain_dp.h"
-#include "solvers/join_dp.h"
-#include "solvers/revolve.h"
+#include "solvers/chain/chain_dp.h"
+#include "solvers/chain/join_dp.h"
+#include "solvers/chain/revolve.h"
 #include "src/transform.h"
 
 /* smallest c for which the DP finds any strategy */

@@ -5,7 +5,7 @@
  * strategies, resolve, describe, and the refusals. */
 #include "tests/unit/testutil.h"
 
-#include "solvers/kusumoto.h"
+#include "solvers/kusumoto/kusumoto.h"
 #include "src/transform.h"
 
 /* Random forward DAG on nf nodes (sizes 1..4, costs 1..3), each node

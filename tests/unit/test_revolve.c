@@ -3,7 +3,7 @@
  * plans re-validated by the spec checker, peak/cost trade-off, refusals. */
 #include "tests/unit/testutil.h"
 
-#include "solvers/revolve.h"
+#include "solvers/chain/revolve.h"
 #include "src/sim.h"
 #include "src/transform.h"
 

@@ -4,7 +4,7 @@
  * the chain trade-off between k and schedule length, max_steps, resolve. */
 #include "tests/unit/testutil.h"
 
-#include "solvers/treedec.h"
+#include "solvers/twremat/treedec.h"
 
 /* An undirected graph under construction: edge list -> CSR (one side). */
 typedef struct {

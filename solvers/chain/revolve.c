@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/chain_dp.h"
-#include "solvers/revolve.h"
+#include "solvers/chain/chain_dp.h"
+#include "solvers/chain/revolve.h"
 #include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
@@ -244,35 +244,27 @@ static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
 }
 
 /* The candidates, simulated once: every slot count 1..L (homogeneous), or
- * every bucket count whose DP value is finite and new (heterogeneous). */
+ * every bucket count whose DP value is finite and new (heterogeneous; the
+ * same value is the same strategy). */
 static int fill_cands(Solver *s, Progress *p, Err *e)
 {
     Revolve *st = s->state;
     s->cands.rebuild = rebuild;
     s->cands.ctx = s;
-    Plan tmp;
-    plan_init(&tmp);
+    int n = st->hetero ? st->dp.R + 1 : st->L, nt = 0;
+    int *tags = xmallocarray((size_t)n + 1, sizeof *tags);
     double prev = -1;
-    int n = st->hetero ? st->dp.R + 1 : st->L, rc = ERR_OK;
-    for (int i = 0; i < n && rc == ERR_OK; i++) {
-        if (progress_cancelled(p)) {
-            rc = err_set(e, ERR_CANCELLED, "revolve: cancelled");
-            break;
-        }
-        int tag = st->hetero ? i : i + 1;
+    for (int i = 0; i < n; i++) {
         if (st->hetero) {
-            double h = chaindp_cost(&st->dp, 0, st->L, tag);
+            double h = chaindp_cost(&st->dp, 0, st->L, i);
             if (h >= CHAIN_DP_INF || h == prev)
-                continue;   /* same DP value: the same strategy */
+                continue;
             prev = h;
         }
-        rebuild(s, &(Cand){.tag = tag}, &tmp, p, e);
-        if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, tag, NULL, "revolve", e) < 0)
-            rc = e->code;
+        tags[nt++] = st->hetero ? i : i + 1;
     }
-    plan_done(&tmp);
-    if (rc)
-        cands_clear(&s->cands);
+    int rc = cands_add_family(&s->cands, s->g, tags, nt, "revolve", p, e);
+    free(tags);
     return rc;
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/kusumoto.h"
+#include "solvers/kusumoto/kusumoto.h"
 #include "src/xalloc.h"
 
 static uint64_t hash_set(const uint64_t *b, int words)

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/treedec.h"
+#include "solvers/twremat/treedec.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -260,46 +260,11 @@ static int generate(const Solver *s, int k, Progress *p, int **out, int *T)
 
 /* ---- prepare ---------------------------------------------------------- */
 
-static int tw_prepare(Solver *s, Err *e)
+/* The undirected graph over the running nodes (vertices), each edge listed
+ * from its head: off/adj in CSR form (caller frees). */
+static void vertex_graph(const Graph *g, const int *node_vert, int m, int **off_out, int **adj_out)
 {
-    const Graph *g = s->g;
-    long long kopt = 0, max_steps = 0;
-    const char *kv = solver_opt_str(s, "k");
-    if (strcmp(kv, "auto") != 0) {
-        if (solver_opt_int(s, "k", &kopt, e))
-            return ERR_USAGE;
-        if (kopt < 1)
-            return err_set(e, ERR_USAGE, "twremat: k=%s: expected auto or a bag count >= 1", kv);
-    }
-    if (solver_opt_int(s, "max_steps", &max_steps, e))
-        return ERR_USAGE;
-    if (max_steps < 1 || max_steps > 1000000000LL)
-        return err_set(e, ERR_USAGE, "twremat: max_steps=%lld: expected 1 .. 1000000000",
-                       max_steps);
-    int n = g->n, m = 0;
-    int *node_vert = xmallocarray((size_t)n, sizeof *node_vert);
-    for (int v = 0; v < n; v++)
-        node_vert[v] = g->nodes[v].phase == PHASE_INPUT ? -1 : m++;
-    if (m == 0) {
-        free(node_vert);
-        return err_set(e, ERR_UNSUPPORTED, "twremat: the graph has only input nodes");
-    }
-    if (m > TREEDEC_MAX_N) {
-        free(node_vert);
-        return err_set(e, ERR_UNSUPPORTED,
-                       "twremat: %d nodes to schedule, more than the %d the tree decomposition "
-                       "handles", m, TREEDEC_MAX_N);
-    }
-    TW *st = xcalloc(1, sizeof *st);
-    st->m = m;
-    st->kopt = kopt;
-    st->max_steps = max_steps;
-    st->chosen = -1;
-    st->vert_node = xmallocarray((size_t)m, sizeof *st->vert_node);
-    for (int v = 0; v < n; v++)
-        if (node_vert[v] >= 0)
-            st->vert_node[node_vert[v]] = v;
-    /* undirected graph over vertices; each edge listed from its head */
+    int n = g->n;
     int *off = xcalloc((size_t)m + 1, sizeof *off);
     for (int v = 0; v < n; v++)
         if (node_vert[v] >= 0)
@@ -317,26 +282,14 @@ static int tw_prepare(Solver *s, Err *e)
                 if (node_vert[g->in_idx[q]] >= 0)
                     adj[fp[node_vert[v]]++] = node_vert[g->in_idx[q]];
     free(fp);
-    treedec_init(&st->td);
-    int rc = treedec_min_fill(m, off, adj, &st->td, s->prepare_progress, e);
-    free(off);
-    free(adj);
-    if (rc) {
-        free(node_vert);
-        free(st->vert_node);
-        free(st);
-        return rc;
-    }
-    treedec_shrink(&st->td);
+    *off_out = off;
+    *adj_out = adj;
+}
+
+/* Euler intervals tin/tout of the centroid tree (explicit stack). */
+static void euler_intervals(TW *st)
+{
     int B = st->td.nbags;
-    st->cpar = xmallocarray((size_t)B, sizeof *st->cpar);
-    st->cdepth = xmallocarray((size_t)B, sizeof *st->cdepth);
-    st->csize = xmallocarray((size_t)B, sizeof *st->csize);
-    st->top = treedec_centroids(&st->td, st->cpar, st->cdepth, st->csize);
-    for (int b = 0; b < B; b++)
-        if (st->cdepth[b] + 1 > st->maxdepth)
-            st->maxdepth = st->cdepth[b] + 1;
-    /* Euler intervals of the centroid tree (explicit stack) */
     int *choff = xcalloc((size_t)B + 1, sizeof *choff);
     for (int b = 0; b < B; b++)
         if (st->cpar[b] >= 0)
@@ -344,7 +297,7 @@ static int tw_prepare(Solver *s, Err *e)
     for (int b = 0; b < B; b++)
         choff[b + 1] += choff[b];
     int *ch = xmallocarray((size_t)B + 1, sizeof *ch);
-    fp = xmallocarray((size_t)B, sizeof *fp);
+    int *fp = xmallocarray((size_t)B + 1, sizeof *fp);
     memcpy(fp, choff, (size_t)B * sizeof *fp);
     for (int b = 0; b < B; b++)
         if (st->cpar[b] >= 0)
@@ -373,7 +326,13 @@ static int tw_prepare(Solver *s, Err *e)
     free(choff);
     free(ch);
     free(fp);
-    /* owner: the shallowest bag holding the node */
+}
+
+/* owner: the shallowest bag holding each node; rank: topological rank;
+ * sep: each bag's owned nodes in topological order. */
+static void owners(TW *st, const Graph *g)
+{
+    int n = g->n, B = st->td.nbags;
     st->owner = xmallocarray((size_t)n, sizeof *st->owner);
     for (int v = 0; v < n; v++)
         st->owner[v] = -1;
@@ -392,8 +351,8 @@ static int tw_prepare(Solver *s, Err *e)
             st->sep_off[st->owner[v] + 1]++;
     for (int b = 0; b < B; b++)
         st->sep_off[b + 1] += st->sep_off[b];
-    st->sep = xmallocarray((size_t)m, sizeof *st->sep);
-    fp = xmallocarray((size_t)B, sizeof *fp);
+    st->sep = xmallocarray((size_t)st->m, sizeof *st->sep);
+    int *fp = xmallocarray((size_t)B + 1, sizeof *fp);
     memcpy(fp, st->sep_off, (size_t)B * sizeof *fp);
     for (int t = 0; t < n; t++) {
         int v = g->topo[t];
@@ -401,24 +360,81 @@ static int tw_prepare(Solver *s, Err *e)
             st->sep[fp[st->owner[v]]++] = v;
     }
     free(fp);
-    free(node_vert);
-    /* candidate k, largest first: every k past the bag count is one
-     * topological pass; then ~x1.5 steps down to 1 */
-    int nc = 0, kc[80];
+}
+
+/* The k of the scan, largest first: every k past the bag count is one
+ * topological pass; then ~x1.5 steps down to 1. An explicit k is the one
+ * candidate. */
+static void candidate_ks(TW *st)
+{
+    int B = st->td.nbags, nc = 0, kc[80];
     for (long long k = 1; k <= B && nc < 70;) {
         kc[nc++] = (int)k;
-        long long nk = k < 4 ? k + 1 : (k * 3 + 1) / 2;
-        k = nk;
+        k = k < 4 ? k + 1 : (k * 3 + 1) / 2;
     }
     kc[nc++] = B + 1;
-    if (kopt) {
+    if (st->kopt) {
         nc = 1;
-        kc[0] = kopt > B + 1 ? B + 1 : (int)kopt;
+        kc[0] = st->kopt > B + 1 ? B + 1 : (int)st->kopt;
     }
     st->cand = xcalloc((size_t)nc, sizeof *st->cand);
     for (int i = 0; i < nc; i++)
         st->cand[i].k = kc[nc - 1 - i];
     st->ncand = nc;
+}
+
+static int tw_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    long long kopt = 0, max_steps = 0;   /* ranges checked by the option table */
+    if (strcmp(solver_opt_str(s, "k"), "auto") != 0 && solver_opt_int(s, "k", &kopt, e))
+        return ERR_USAGE;
+    if (solver_opt_int(s, "max_steps", &max_steps, e))
+        return ERR_USAGE;
+    int n = g->n, m = 0;
+    int *node_vert = xmallocarray((size_t)n, sizeof *node_vert);
+    for (int v = 0; v < n; v++)
+        node_vert[v] = g->nodes[v].phase == PHASE_INPUT ? -1 : m++;
+    if (m == 0 || m > TREEDEC_MAX_N) {
+        free(node_vert);
+        return m ? err_set(e, ERR_UNSUPPORTED,
+                           "twremat: %d nodes to schedule, more than the %d the tree decomposition "
+                           "handles", m, TREEDEC_MAX_N)
+                 : err_set(e, ERR_UNSUPPORTED, "twremat: the graph has only input nodes");
+    }
+    TW *st = xcalloc(1, sizeof *st);
+    st->m = m;
+    st->kopt = kopt;
+    st->max_steps = max_steps;
+    st->chosen = -1;
+    st->vert_node = xmallocarray((size_t)m, sizeof *st->vert_node);
+    for (int v = 0; v < n; v++)
+        if (node_vert[v] >= 0)
+            st->vert_node[node_vert[v]] = v;
+    int *off, *adj;
+    vertex_graph(g, node_vert, m, &off, &adj);
+    free(node_vert);
+    treedec_init(&st->td);
+    int rc = treedec_min_fill(m, off, adj, &st->td, s->prepare_progress, e);
+    free(off);
+    free(adj);
+    if (rc) {
+        free(st->vert_node);
+        free(st);
+        return rc;
+    }
+    treedec_shrink(&st->td);
+    int B = st->td.nbags;
+    st->cpar = xmallocarray((size_t)B, sizeof *st->cpar);
+    st->cdepth = xmallocarray((size_t)B, sizeof *st->cdepth);
+    st->csize = xmallocarray((size_t)B, sizeof *st->csize);
+    st->top = treedec_centroids(&st->td, st->cpar, st->cdepth, st->csize);
+    for (int b = 0; b < B; b++)
+        if (st->cdepth[b] + 1 > st->maxdepth)
+            st->maxdepth = st->cdepth[b] + 1;
+    euler_intervals(st);
+    owners(st, g);
+    candidate_ks(st);
     s->state = st;
     return ERR_OK;
 }

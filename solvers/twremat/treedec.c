@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/treedec.h"
+#include "solvers/twremat/treedec.h"
 #include "src/xalloc.h"
 
 void treedec_init(TreeDec *td)

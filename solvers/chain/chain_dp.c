@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/chain_dp.h"
+#include "solvers/chain/chain_dp.h"
 #include "src/xalloc.h"
 
 static size_t at(const ChainDP *d, int s, int t, int m)

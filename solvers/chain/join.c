@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/join_dp.h"
-#include "solvers/join_hetero.h"
+#include "solvers/chain/join_dp.h"
+#include "solvers/chain/join_hetero.h"
 #include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
@@ -604,40 +604,26 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
     plan_init(&tmp);
     int hi = st->strategy == 2 ? st->cmin : st->dp.C;
     int lo = st->strategy == 0 ? 0 : st->cmin;
-    int homog = st->model != 2 || st->strategy != 0;
-    int rc = ERR_OK;
-    for (int c = hi; c >= lo && rc == ERR_OK; c--)
-        for (int kind = 0; kind < 3 && rc == ERR_OK; kind++) {
-            if (progress_cancelled(p)) {
-                rc = err_set(e, ERR_CANCELLED, "join: cancelled");
-                break;
-            }
+    int homog = st->model != 2 || st->strategy != 0, nt = 0;
+    int *tags = xmallocarray((size_t)3 * (hi - lo + 1) + (size_t)st->n_cands + 1, sizeof *tags);
+    for (int c = hi; c >= lo; c--)
+        for (int kind = 0; kind < 3; kind++) {
             if (kind == 2 ? (c != lo || st->strategy == 2)
                           : !homog || (kind != (st->strategy == 1) && st->strategy != 0))
                 continue;
             if (kind < 2 && c < st->cmin)
                 continue;
-            Cand k = {.tag = TAG(kind, kind == 2 ? 0 : c)};
-            if (rebuild(s, &k, &tmp, p, e) != ERR_OK) {
-                err_clear(e);
+            /* slot counts that build no schedule are not candidates */
+            if (kind < 2 && build(st, c, kind, &tmp))
                 continue;
-            }
-            if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, k.tag, NULL, "join", e) < 0)
-                rc = e->code;
+            tags[nt++] = TAG(kind, kind == 2 ? 0 : c);
         }
     if (st->model && st->strategy == 0)
-        for (int i = 0; i < st->n_cands && rc == ERR_OK; i++) {
-            if (progress_cancelled(p)) {
-                rc = err_set(e, ERR_CANCELLED, "join: cancelled");
-                break;
-            }
-            build_het(st, &st->cands[i], &tmp);
-            if (cands_add_steps(&s->cands, s->g, tmp.steps, tmp.T, 0, TAG(3, i), NULL, "join", e) < 0)
-                rc = e->code;
-        }
+        for (int i = 0; i < st->n_cands; i++)
+            tags[nt++] = TAG(3, i);
     plan_done(&tmp);
-    if (rc)
-        cands_clear(&s->cands);
+    int rc = cands_add_family(&s->cands, s->g, tags, nt, "join", p, e);
+    free(tags);
     return rc;
 }
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/join_dp.h"
+#include "solvers/chain/join_dp.h"
 #include "src/xalloc.h"
 
 int join_min_slots(int k, const int *len)

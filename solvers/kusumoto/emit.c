@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/kusumoto.h"
+#include "solvers/kusumoto/kusumoto.h"
 #include "src/xalloc.h"
 
 static int is_work(const Graph *g, int v)

@@ -23,8 +23,8 @@
 
 #include <stdint.h>
 
-#include "solvers/chain_dp.h"
-#include "solvers/join_dp.h"
+#include "solvers/chain/chain_dp.h"
+#include "solvers/chain/join_dp.h"
 
 typedef struct {
     int *st;        /* stage * 2 + (1 for its backward) */

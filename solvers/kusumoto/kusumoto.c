@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/kusumoto.h"
+#include "solvers/kusumoto/kusumoto.h"
 #include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/join_hetero.h"
+#include "solvers/chain/join_hetero.h"
 #include "src/xalloc.h"
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* kusumoto.h — lower-set DP of Kusumoto et al. 2019 ("A Graph Theoretic
  * Framework of Recomputation Algorithms for Memory-Efficient
- * Backpropagation"), shared by solvers/kusumoto.c and its unit test.
+ * Backpropagation"), shared by solvers/kusumoto/kusumoto.c and its unit test.
  *
  * The forward part F is the set of phase-fwd nodes. Input values are
  * resident for the whole run (spec §3), so they belong to every lower set
