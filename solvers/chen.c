@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -157,11 +158,8 @@ static int *find_candidates(const Graph *g, int *m)
 static int chen_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    int counts[PHASE_COUNT];
-    graph_phase_counts(g, counts);
-    if (counts[PHASE_BWD] == 0)
-        return err_set(e, ERR_UNSUPPORTED,
-                       "chen: not a training graph (no bwd nodes); convert it to a training graph first");
+    if (pairing_require(g, "chen", e))
+        return e->code;
     const char *sv = solver_opt_str(s, "segments");
     if (strcmp(sv, "auto") != 0) {
         long long x;
@@ -286,7 +284,7 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
         int b = st->topo[t];
         if (g->nodes[b].phase != PHASE_BWD)
             continue;
-        int gf = g->nodes[b].grad_of;
+        int gf = g->nodes[b].pair;
         bseg[b] = gf >= 0 && is_fwd(g, gf) ? st->seg[gf] : K;
         for (int k = g->in_off[b]; k < g->in_off[b + 1]; k++)
             indeg[b] += g->nodes[g->in_idx[k]].phase == PHASE_BWD;

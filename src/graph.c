@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/pairing.h"
 #include "src/strmap.h"
 #include "src/xalloc.h"
 
@@ -115,6 +116,7 @@ void graph_free(Graph *g)
     free(g->source);
     free(g->cost_unit);
     free(g->size_unit);
+    free(g->recipe);
     free(g->in_off);
     free(g->in_idx);
     free(g->out_off);
@@ -191,6 +193,7 @@ int graph_add_node(Graph *g, const char *id, const char *op, Phase phase,
     nd->cost = cost;
     nd->workspace = workspace;
     nd->grad_of = -1;
+    nd->pair = -1;
     g->pending->where[v] = where ? xstrdup(where) : NULL;
     g->n++;
     /* keep load factor under 1/2 */
@@ -432,6 +435,8 @@ int graph_finalize(Graph *g, Err *e)
         g->nodes[v].grad_of = u;
     }
 
+    pairing_fill(g);
+
     /* outputs: listed, or every sink */
     g->is_output = xcalloc((size_t)n, 1);
     g->outputs_explicit = p->n_out > 0;
@@ -544,8 +549,16 @@ Graph *graph_scaled(const Graph *g, double mult)
     if (g->outputs_explicit)
         for (int i = 0; i < g->n_outputs; i++)
             graph_add_output_name(c, g->nodes[g->outputs[i]].id);
+    if (mult == 1.0)
+        graph_set_recipe(c, g->recipe);
     graph_finalize(c, &e);
     return c;
+}
+
+void graph_set_recipe(Graph *g, const char *json)
+{
+    free(g->recipe);
+    g->recipe = json ? xstrdup(json) : NULL;
 }
 
 Graph *graph_clone(const Graph *g)

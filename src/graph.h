@@ -29,6 +29,8 @@ typedef struct Node {
     double cost;        /* compute cost of one run */
     int64_t workspace;  /* extra bytes needed only while the node runs */
     int grad_of;        /* index of the forward node this bwd node differentiates, or -1 */
+    int pair;           /* grad_of, or inferred from the data flow when the graph names
+                         * none (src/pairing.h); -1 when none */
 } Node;
 
 typedef struct IdMap {
@@ -41,6 +43,8 @@ typedef struct Graph {
     char *source;       /* owned; "" when absent */
     char *cost_unit;    /* owned; "flop" when absent */
     char *size_unit;    /* owned; "byte" when absent */
+    char *recipe;       /* owned; the exporter's recipe (JSON text of $.recipe: how to rebuild
+                         * the model, for the torch replay), or NULL */
 
     int n;              /* number of nodes */
     Node *nodes;
@@ -101,12 +105,16 @@ int graph_find(const Graph *g, const char *id);
 const char *phase_name(Phase p);
 int phase_parse(const char *s);
 
+/* Keep the exporter's recipe (JSON object text, copied; NULL clears). */
+void graph_set_recipe(Graph *g, const char *json);
+
 /* Deep copy of a finalized graph. */
 Graph *graph_clone(const Graph *g);
 
 /* Copy with every batch-dependent figure multiplied by mult: sizes,
  * workspaces and costs of all nodes except parameters (input nodes whose
- * op is "param"), which do not grow with the batch. Caller frees. */
+ * op is "param"), which do not grow with the batch. The recipe is kept
+ * only for mult 1 (it rebuilds the unscaled model). Caller frees. */
 Graph *graph_scaled(const Graph *g, double mult);
 
 /* Count of nodes in each phase into counts[PHASE_COUNT]. */

@@ -105,6 +105,16 @@ Graph *graph_from_json(const char *text, size_t len, const char *fname, Err *e)
             goto fail;
     }
     graph_set_info(g, name, source, cu, su);
+    const cJSON *recipe = cJSON_GetObjectItemCaseSensitive(root, "recipe");
+    if (recipe && !cJSON_IsNull(recipe)) {
+        if (!cJSON_IsObject(recipe)) {
+            rc = err_set(e, ERR_INVALID, "%s: $.recipe: expected an object", fname);
+            goto fail;
+        }
+        char *txt = cJSON_PrintUnformatted(recipe);
+        graph_set_recipe(g, txt);
+        cJSON_free(txt);
+    }
 
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
     if (!cJSON_IsArray(nodes)) {
@@ -160,6 +170,9 @@ char *graph_to_json(const Graph *g)
     cJSON *units = cJSON_AddObjectToObject(root, "units");
     cJSON_AddStringToObject(units, "cost", g->cost_unit);
     cJSON_AddStringToObject(units, "size", g->size_unit);
+    cJSON *recipe = g->recipe ? cJSON_Parse(g->recipe) : NULL;
+    if (recipe)
+        cJSON_AddItemToObject(root, "recipe", recipe);
     cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];

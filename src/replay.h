@@ -7,7 +7,9 @@
  * semantics. Per step it records the allocator's live bytes (while the step
  * runs), the process's resident set and the step's wall time. The CUDA
  * backend is a separate program (remat-cuda, built when nvcc is present)
- * that writes the same remat-replay document.
+ * that writes the same remat-replay document, and so is the torch backend
+ * (tools/replay_torch.py: the model's own operators, for graphs exported
+ * with a recipe), which adds the gradient comparison.
  */
 #ifndef REMAT_REPLAY_H
 #define REMAT_REPLAY_H
@@ -33,6 +35,10 @@ typedef struct Replay {
     int64_t simulated_peak, measured_peak, rss_peak; /* unscaled */
     double correlation;     /* Pearson r of step time vs node cost; NAN if undefined */
     double seconds;         /* total wall time */
+    /* torch backend (tools/replay_torch.py): the schedule's parameter
+     * gradients against plain autograd's; grad_match -1 when not compared */
+    int grad_match;
+    double grad_max_diff;
 } Replay;
 
 void replay_init(Replay *r);

@@ -24,6 +24,7 @@ void replay_init(Replay *r)
 {
     memset(r, 0, sizeof *r);
     r->correlation = NAN;
+    r->grad_match = -1;
 }
 
 void replay_done(Replay *r)
@@ -263,6 +264,11 @@ char *replay_to_json(const Replay *r, const Graph *g, const Plan *plan)
     else
         cJSON_AddNullToObject(root, "time_cost_correlation");
     cJSON_AddItemToObject(root, "seconds", json_num(r->seconds));
+    if (r->grad_match >= 0) {
+        cJSON *gr = cJSON_AddObjectToObject(root, "gradients");
+        cJSON_AddBoolToObject(gr, "match", r->grad_match);
+        cJSON_AddItemToObject(gr, "max_abs_diff", json_num(r->grad_max_diff));
+    }
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (int t = 0; t < r->T; t++) {
         cJSON *st = cJSON_CreateObject();
@@ -306,6 +312,17 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
         goto out;
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     snprintf(r->device, sizeof r->device, "%s", device);
+    const cJSON *gr = cJSON_GetObjectItemCaseSensitive(root, "gradients");
+    if (gr && !cJSON_IsNull(gr)) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(gr, "match");
+        if (!cJSON_IsObject(gr) || !cJSON_IsBool(m)) {
+            rc = err_set(e, ERR_INVALID, "%s: $.gradients.match: expected true or false", fname);
+            goto out;
+        }
+        r->grad_match = cJSON_IsTrue(m);
+        if ((rc = json_get_cost(gr, "max_abs_diff", 0, &r->grad_max_diff, fname, "$.gradients", e)))
+            goto out;
+    }
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(root, "steps");
     if (!cJSON_IsArray(steps)) {
         rc = err_set(e, ERR_INVALID, "%s: $.steps: missing or not an array", fname);

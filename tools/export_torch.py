@@ -1,24 +1,34 @@
 #!/usr/bin/python3
 """export_torch.py — a PyTorch model as a remat-graph training graph.
 
-    tools/export_torch.py MODEL [--batch N] [--input-shape C,H,W] [--dtype float32]
+    tools/export_torch.py MODEL [--batch N] [--input-shape SHAPE] [--dtype float32]
+                          [--seed S] [--level joint|layer] [--time [REPS]]
                           [--forward-only] [--check] -o GRAPH.json
+    tools/export_torch.py --module path.py:Class --input-shape SHAPE ... -o GRAPH.json
 
 MODEL is a torchvision model name (resnet18, ...), a factory in tools/models.py
-(unet, gpt2, lstm64, siamese) or path/to/file.py:factory (returning a module, or
-(module, input_shape)). The model is traced with torch.fx and shapes are
-propagated on a real example input; sizes come from shapes and dtypes, costs
-from FLOP formulas. Unless --forward-only, the loss and one backward node per
-forward node are added: node v.grad reads the gradients of v's consumers (or
-the loss) and exactly the tensors PyTorch's autograd saves for v's operator
-(per-operator rules below), and has v's size. --check runs the model once on
-the CPU with torch.autograd.graph.saved_tensors_hooks and reports the bytes
-autograd really saved next to the bytes the graph keeps for backward.
+(unet, gpt2, lstm64, siamese, transformer, tiny_cnn, tiny_gpt) or
+path/to/file.py:factory (returning a module, or (module, input_shape)).
+SHAPE is C,H,W (several inputs: 3,64,64;512; token ids: long:LEN:VOCAB).
+
+--level joint (the default): the joint forward+backward graph of ATen
+operators that autograd executes, captured with functorch's aot_function
+(tools/torch_joint.py): views folded into the tensor they alias, sizes from
+the real storages, costs FLOP estimates, or with --time the fastest of REPS
+(default 3) CPU runs of each operator in microseconds. The graph records the
+recipe (model, batch, input shape, dtype, seed) that `remat replay --backend
+torch` rebuilds it from.
+
+--level layer: the layer-level graph of a torch.fx trace, with the backward
+synthesised from per-operator saved-tensor rules (tools/remat_graph.py).
+
+--check runs the model once on the CPU with
+torch.autograd.graph.saved_tensors_hooks and reports the bytes autograd
+really saved next to the bytes the graph keeps for the backward.
 
 Runs on Debian's python3 with python3-torch and python3-torchvision.
 """
 import argparse
-import importlib.util
 import math
 import operator
 import os
@@ -34,6 +44,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from remat_graph import SAVED, VIEWS, add_training, kept_for_backward, with_bases, write_graph  # noqa: E402
+import torch_joint  # noqa: E402
 
 def numel(shape):
     n = 1
@@ -129,55 +140,13 @@ def flops(op, node, modules, in_shapes, out_shape):
     return max(out_n, 1)
 
 
-def load_model(spec, batch, input_shape, dtype):
-    """(module, example input) for MODEL."""
-    shape = None
-    if ":" in spec:
-        path, factory = spec.rsplit(":", 1)
-        modspec = importlib.util.spec_from_file_location("user_model", path)
-        mod = importlib.util.module_from_spec(modspec)
-        modspec.loader.exec_module(mod)
-        made = getattr(mod, factory)()
-    else:
-        import models
-        if hasattr(models, spec):
-            made = getattr(models, spec)()
-        else:
-            import torchvision
-            if not hasattr(torchvision.models, spec):
-                sys.exit("export_torch: unknown model '%s' (a torchvision name, %s, or "
-                         "file.py:factory)" % (spec, ", ".join(["unet", "gpt2", "lstm64", "siamese"])))
-            made = getattr(torchvision.models, spec)(weights=None)
-            shape = (3, 224, 224)
-    model, shape = made if isinstance(made, tuple) else (made, shape)
-    if input_shape:
-        shape = tuple(int(x) for x in input_shape.split(","))
-    if shape is None:
-        sys.exit("export_torch: give --input-shape for model '%s'" % spec)
-
-    def example(s):
-        if isinstance(s[0], tuple):
-            return tuple(example(x) for x in s)
-        if s[0] == "long":
-            return torch.randint(0, s[2], (batch, s[1]))
-        return torch.randn((batch,) + tuple(s), dtype=dtype)
-
-    return model.to(dtype), example(shape)
-
-
 def trace(model, spec):
     try:
         return torch.fx.symbolic_trace(model)
-    except Exception as ex:  # fx raises several types; name the failing op
-        tb = ex.__traceback__
-        where = ""
-        while tb:
-            code = tb.tb_frame.f_code
-            if "torch" not in code.co_filename:
-                where = "%s:%d in %s" % (os.path.basename(code.co_filename), tb.tb_lineno, code.co_name)
-            tb = tb.tb_next
-        sys.exit("export_torch: cannot trace %s (dynamic control flow?): %s%s"
-                 % (spec, str(ex).splitlines()[0], " at " + where if where else ""))
+    except Exception as ex:  # fx raises several types; name the failing line
+        where = torch_joint.where_in_model(ex.__traceback__)
+        sys.exit("export_torch: cannot trace %s with torch.fx (dynamic control flow?): %s%s"
+                 % (spec, str(ex).strip().splitlines()[0], " at " + where if where else ""))
 
 
 def as_args(example):
@@ -209,7 +178,9 @@ def build_graph(gm, example, forward_only):
             ids[n.name] = add(n.name, op="input", phase="input", cost=0, size=tensor_bytes(meta))
             continue
         if n.op == "get_attr":
-            t = getattr(gm, n.target) if "." not in n.target else gm.get_parameter(n.target)
+            t = gm
+            for part in n.target.split("."):   # a parameter or a buffer (swin_t's index)
+                t = getattr(t, part)
             ids[n.name] = pnode(n.target, t)
             continue
         if n.op == "output":
@@ -247,56 +218,105 @@ def build_graph(gm, example, forward_only):
     return add_training(nodes, outs, consumers, root), outs
 
 
-def autograd_saved_bytes(model, example):
-    """Bytes autograd actually saves (unique storages, parameters and the
-    model input excluded), measured with saved_tensors_hooks on the CPU."""
-    params = {p.data_ptr() for p in model.parameters()}
-    inputs = set()
-    for t in as_args(example):
-        inputs.add(t.data_ptr())
-    seen = {}
+def export_layer(a, model, example):
+    """--level layer: the torch.fx graph with synthesised backward nodes."""
+    gm = trace(model, a.model)
+    try:
+        nodes, _ = build_graph(gm, example, a.forward_only)
+    except Exception as ex:  # shape propagation or a rule failing: one line
+        where = torch_joint.where_in_model(ex.__traceback__)
+        sys.exit("export_torch: cannot build the layer graph of %s: %s: %s%s (the joint level "
+                 "handles it)" % (a.model, type(ex).__name__, str(ex).strip().splitlines()[0],
+                                  " at " + where if where else ""))
+    nodes = [n for n in nodes if n is not None]
+    source = ("tools/export_torch.py %s --level layer --batch %d (torch %s): torch.fx symbolic "
+              "trace and shape propagation; sizes from shapes x dtype; costs are FLOP formulas; "
+              "backward nodes by per-operator saved-tensor rules" % (a.model, a.batch, torch.__version__))
+    return nodes, None, source, "flop"
 
-    def pack(t):
-        ptr = t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
-        if ptr not in params and ptr not in inputs:
-            size = t.untyped_storage().nbytes() if hasattr(t, "untyped_storage") else t.storage().nbytes()
-            seen[ptr] = max(seen.get(ptr, 0), size)
-        return t
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(*as_args(example))
-        (out.float().sum()).backward()
-    return sum(seen.values())
+def export_joint(a, model, example):
+    """--level joint: the aot_function joint graph (tools/torch_joint.py)."""
+    try:
+        gm, names = torch_joint.capture(model, example)
+        j = torch_joint.analyse(gm, names, torch_joint.primal_values(model, example), timing=a.time)
+    except torch_joint.Refused as ex:
+        sys.exit("export_torch: cannot trace %s: %s" % (a.model, ex))
+    nodes = j.nodes
+    for d in nodes:
+        t = d.pop("time", None)
+        if a.time and d["phase"] != "input":
+            d["cost"] = round(t * 1e6, 3)
+    source = ("tools/export_torch.py %s --batch %d (torch %s): joint forward+backward graph of ATen "
+              "operators from functorch aot_function; views folded into the tensor they alias; "
+              "sizes from the real storages; costs %s" %
+              (a.model, a.batch, torch.__version__,
+               "measured CPU microseconds (fastest of %d runs)" % a.time if a.time else "FLOP estimates"))
+    return nodes, j.outputs, source, "us" if a.time else "flop"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model")
+    ap.add_argument("model", nargs="?")
+    ap.add_argument("--module", help="path.py:Class of a user's own module")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--input-shape")
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                    help="constructor keyword argument (an int, float or string), e.g. image_size=64")
+    ap.add_argument("--level", choices=("joint", "layer"), default="joint")
+    ap.add_argument("--time", type=int, nargs="?", const=3, default=0, metavar="REPS")
     ap.add_argument("--forward-only", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
+    if bool(a.model) == bool(a.module):
+        ap.error("give MODEL or --module path.py:Class (one of them)")
+    a.model = a.model or a.module
+    if a.forward_only and a.level == "joint":
+        ap.error("--forward-only needs --level layer (a joint graph always has its backward)")
+    if a.batch < 1:
+        ap.error("--batch must be at least 1")
     dtype = getattr(torch, a.dtype, None)
     if not isinstance(dtype, torch.dtype):
         sys.exit("export_torch: unknown dtype '%s'" % a.dtype)
-    torch.manual_seed(0)
-    model, example = load_model(a.model, a.batch, a.input_shape, dtype)
-    model.train()
-    gm = trace(model, a.model)
-    nodes, _ = build_graph(gm, example, a.forward_only)
-    nodes = [n for n in nodes if n is not None]
-    name = "%s-%s-b%d" % (a.model.split(":")[-1], "fwd" if a.forward_only else "train", a.batch)
-    source = ("tools/export_torch.py %s --batch %d (torch %s): torch.fx symbolic trace and shape "
-              "propagation; sizes from shapes x dtype; costs are FLOP formulas; backward nodes by "
-              "per-operator saved-tensor rules" % (a.model, a.batch, torch.__version__))
-    write_graph(a.output, name, source, nodes)
+    model_args = {}
+    for kv in a.model_arg:
+        k, eq, v = kv.partition("=")
+        if not eq or not k:
+            ap.error("--model-arg expects KEY=VALUE, got '%s'" % kv)
+        for conv in (int, float, str):
+            try:
+                model_args[k] = conv(v)
+                break
+            except ValueError:
+                pass
+    try:
+        model, example = torch_joint.load_model(a.model, a.batch, a.input_shape, dtype, a.seed,
+                                                model_args)
+    except torch_joint.Refused as ex:
+        sys.exit("export_torch: %s" % ex)
+    except TypeError as ex:
+        sys.exit("export_torch: %s: %s" % (a.model, ex))
+    if a.level == "layer":
+        nodes, outputs, source, unit = export_layer(a, model, example)
+        recipe = None
+    else:
+        nodes, outputs, source, unit = export_joint(a, model, example)
+        recipe = {"model": os.path.abspath(a.model) if ":" in a.model else a.model,
+                  "batch": a.batch, "input_shape": a.input_shape, "dtype": a.dtype,
+                  "seed": a.seed, "loss": "sum", "level": "joint", "torch": torch.__version__}
+        if model_args:
+            recipe["model_args"] = model_args
+    name = "%s-%s-b%d" % (os.path.basename(a.model.split(":")[-1]),
+                          "fwd" if a.forward_only else "joint" if a.level == "joint" else "train",
+                          a.batch)
+    write_graph(a.output, name, source, nodes, outputs=outputs, recipe=recipe, cost_unit=unit)
     msg = "export_torch: %s: %d nodes -> %s" % (name, len(nodes), a.output)
     if a.check and not a.forward_only:
-        kept = kept_for_backward(nodes)
-        real = autograd_saved_bytes(model, example)
+        kept = kept_for_backward(nodes) if a.level == "layer" else torch_joint.kept_for_backward(nodes)
+        real = torch_joint.autograd_saved_bytes(model, example)
         msg += "; kept for backward %d bytes, autograd saved %d bytes (%+.1f%%)" % (
             kept, real, 100.0 * (kept - real) / real if real else 0.0)
     print(msg, file=sys.stderr)

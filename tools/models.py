@@ -132,6 +132,63 @@ class Siamese(nn.Module):
         return (a * b).sum(dim=1)
 
 
+class TinyCNN(nn.Module):
+    """A few conv-bn-relu layers, max pooling and a residual add: the small
+    convolutional model the tests export and replay."""
+
+    def __init__(self, w=8):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, w, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(w)
+        self.c2 = nn.Conv2d(w, w, 3, padding=1)
+        self.b2 = nn.BatchNorm2d(w)
+        self.c3 = nn.Conv2d(w, 2 * w, 3, padding=1)
+        self.head = nn.Linear(2 * w, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = x + F.relu(self.b2(self.c2(x)))
+        x = F.relu(self.c3(x)).mean(dim=(2, 3))
+        return self.head(x)
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoder (4 post-norm layers, width 256, 8 heads,
+    dropout 0.1): the module torch.fx cannot trace."""
+
+    def __init__(self, layers=4, d=256, heads=8):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=4 * d, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers)
+        self.head = nn.Linear(d, 10)
+
+    def forward(self, x):
+        return self.head(self.enc(x))
+
+
+def tiny_cnn():
+    return TinyCNN(), (3, 16, 16)
+
+
+def tiny_gpt():
+    """Two GPT blocks, width 32, context 16, with dropout 0.1 after the
+    embedding (a random operator the replay must reproduce)."""
+    return TinyGPT(), ("long", 16, 64)
+
+
+class TinyGPT(GPT):
+    def __init__(self):
+        super().__init__(layers=2, d=32, heads=4, vocab=64, ctx=16)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, idx):
+        return self.head(self.ln(self.blocks(self.drop(self.emb(idx) + self.pos))))
+
+
+def transformer():
+    return Encoder(), (64, 256)
+
+
 def unet():
     return UNet(), (3, 64, 64)
 

@@ -91,11 +91,18 @@ def kept_for_backward(nodes):
 
 
 
-def write_graph(path, name, source, nodes):
+def write_graph(path, name, source, nodes, outputs=None, recipe=None, cost_unit="flop"):
+    """The remat-graph document; `recipe` (optional) is what the torch
+    replay rebuilds the model from (docs/models.md)."""
     for d in nodes:
         d.pop("grad_size", None)
     doc = {"format": "remat-graph", "version": 1, "name": name, "source": source,
-           "units": {"cost": "flop", "size": "byte"}, "nodes": nodes}
+           "units": {"cost": cost_unit, "size": "byte"}}
+    if recipe:
+        doc["recipe"] = recipe
+    doc["nodes"] = nodes
+    if outputs:
+        doc["outputs"] = outputs
     with open(path, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")

@@ -25,6 +25,7 @@
 #include "src/transform.h"
 #include "src/units.h"
 #include "src/xalloc.h"
+#include "ui/torch_replay.h"
 #include "ui/tui.h"
 
 /* ---- argument helpers ------------------------------------------------ */
@@ -714,6 +715,86 @@ static void print_replay(const Replay *r)
     if (r->correlation == r->correlation)
         printf("step time vs node cost: correlation r = %.3f over %d steps, %.3f s\n",
                r->correlation, r->T, r->seconds);
+    if (r->grad_match >= 0)
+        printf("gradients %s plain autograd's (max abs diff %.3g)\n",
+               r->grad_match ? "match" : "DIFFER from", r->grad_max_diff);
+}
+
+/* --backend torch: the plan run with the model's own operators by
+ * tools/replay_torch.py, on a graph whose exporter recorded a recipe. The
+ * graph and plan are checked here first, so bad input reads as it does for
+ * the other backends, and the tool's simulated peak is checked against
+ * this simulator's. */
+static int replay_torch(const Args *a)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g)
+        return fail(&e);
+    Plan p;
+    plan_init(&p);
+    int status = EXIT_OK;
+    char tool[4200], msg[4400], tmp[] = "/tmp/remat-replay-XXXXXX";
+    const char *outp = a->out;
+    if (plan_load(&p, g, a->pos[1], &e) || plan_evaluate(&p, g, &e)) {
+        if (strncmp(e.msg, a->pos[1], strlen(a->pos[1])))
+            err_prefix(&e, a->pos[1]);
+        status = fail(&e);
+        goto out;
+    }
+    if (!g->recipe || a->train || a->scale || a->fit) {
+        fprintf(stderr, "remat: replay: %s\n",
+                !g->recipe ? "--backend torch needs a graph with a recipe (a joint graph written by "
+                             "tools/export_torch.py)"
+                           : "--backend torch runs the recipe's model as it is: no --train, --scale "
+                             "or --fit");
+        status = EXIT_FAIL;
+        goto out;
+    }
+    if (torch_replay_locate(tool, sizeof tool, msg, sizeof msg)) {
+        fprintf(stderr, "remat: %s\n", msg);
+        status = EXIT_FAIL;
+        goto out;
+    }
+    if (!outp) {
+        int fd = mkstemp(tmp);
+        if (fd < 0) {
+            status = EXIT_FAIL;
+            goto out;
+        }
+        close(fd);
+        outp = tmp;
+    }
+    if (torch_replay_run(tool, a->pos[0], a->pos[1], outp, NULL)) {
+        status = EXIT_FAIL;
+        goto out;
+    }
+    size_t len;
+    char *text = file_read_all(outp, &len, &e);
+    Replay r;
+    if (!text || replay_from_json(&r, text, len, outp, &e)) {
+        status = fail(&e);
+    } else {
+        print_replay(&r);
+        if (r.simulated_peak != p.peak) {
+            fprintf(stderr, "remat: replay: the torch replay simulated a peak of %lld, the simulator "
+                            "%lld\n", (long long)r.simulated_peak, (long long)p.peak);
+            status = EXIT_FAIL;
+        } else if (r.grad_match == 0) {
+            fprintf(stderr, "remat: replay: the schedule's gradients differ from plain autograd's "
+                            "(max abs diff %.3g)\n", r.grad_max_diff);
+            status = EXIT_FAIL;
+        }
+        replay_done(&r);
+    }
+    free(text);
+out:
+    if (!a->out && outp == tmp)
+        unlink(tmp);
+    plan_done(&p);
+    graph_free(g);
+    return status;
 }
 
 /* The CUDA backend is a separate program beside this binary, built only
@@ -756,8 +837,10 @@ static int run_cuda(const Args *a, const char *outpath)
 static int cmd_replay(Args *a)
 {
     const char *backend = a->backend ? a->backend : "cpu";
-    if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
-        return usage_err("replay", "--backend must be cpu or cuda");
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "torch"))
+        return usage_err("replay", "--backend must be cpu, cuda or torch");
+    if (!strcmp(backend, "torch"))
+        return replay_torch(a);
     if (a->scale && a->fit)
         return usage_err("replay", "give --scale or --fit, not both");
     Err e;
@@ -955,7 +1038,7 @@ static const struct Command {
     {"export", cmd_export, "GRAPH", "export GRAPH [--plan PLAN] -o FILE.dot|.svg|.png [--format dot|svg|png]"},
     {"transform", cmd_transform, "GRAPH", "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
     {"convert", cmd_convert, "GRAPH", "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
-    {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda] [--scale F | --fit PCT] [-o MEASURED.json]"},
+    {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda|torch] [--scale F | --fit PCT] [-o MEASURED.json]"},
     {"fit", cmd_fit, "GRAPH", "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]"},
     {"list-solvers", cmd_list, "[NAME]", "list-solvers [NAME] [--markdown]     every solver (or one) and its options"},
     {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},

@@ -1,7 +1,9 @@
 /* replay_ui.c — the explorer's `r` key: the CPU replay (replay_cpu) of the
- * shown plan in a background thread, and the measured curve kept for the
- * curve view's overlay (also from `--replay MEASURED.json`). The overlay is
- * drawn only while the shown plan is the one that was measured. */
+ * shown plan in a background thread, or remat-cuda, or for a graph with a
+ * recipe the torch replay (the model's own operators), and the measured
+ * curve kept for the curve view's overlay (also from `--replay
+ * MEASURED.json`). The overlay is drawn only while the shown plan is the
+ * one that was measured. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "src/xalloc.h"
 #include "ui/bg.h"
 #include "ui/replay_ui.h"
+#include "ui/torch_replay.h"
 #include "ui/tui.h"
 
 struct ReplayUi {
@@ -35,8 +38,10 @@ struct ReplayUi {
     int have;
     Replay r;
     Plan plan;
-    /* CUDA backend: the remat-cuda program and a private temp directory */
+    /* CUDA backend: the remat-cuda program and a private temp directory;
+     * torch backend: tools/replay_torch.py, same directory */
     char cuda[4096];
+    char torch[4200];
     char dir[64];
 };
 
@@ -85,11 +90,45 @@ static int run_cuda(ReplayUi *u)
     return rc;
 }
 
+/* Run tools/replay_torch.py on the files in u->dir, its messages kept in
+ * a file there; its last line is the failure's reason. */
+static int run_torch(ReplayUi *u)
+{
+    char gp[128], pp[128], op[128], ep[128];
+    snprintf(gp, sizeof gp, "%s/graph.json", u->dir);
+    snprintf(pp, sizeof pp, "%s/plan.json", u->dir);
+    snprintf(op, sizeof op, "%s/measured.json", u->dir);
+    snprintf(ep, sizeof ep, "%s/stderr", u->dir);
+    unlink(op);
+    size_t len;
+    Err e;
+    err_clear(&e);
+    if (torch_replay_run(u->torch, gp, pp, op, ep)) {
+        char *msg = file_read_all(ep, &len, &e);
+        char *nl = msg ? strrchr(msg, '\n') : NULL;
+        while (nl && nl > msg && nl[1] == '\0') {
+            *nl = '\0';
+            nl = strrchr(msg, '\n');
+        }
+        err_set(&u->task_err, ERR_IO, "%.400s", msg ? (nl ? nl + 1 : msg) : "replay_torch.py failed");
+        free(msg);
+        return ERR_IO;
+    }
+    char *text = file_read_all(op, &len, &u->task_err);
+    if (!text)
+        return u->task_err.code;
+    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
+    free(text);
+    return rc;
+}
+
 static void *replay_work(void *arg)
 {
     ReplayUi *u = arg;
     err_clear(&u->task_err);
-    if (u->cuda[0])
+    if (u->torch[0])
+        u->task_rc = run_torch(u);
+    else if (u->cuda[0])
         u->task_rc = run_cuda(u);
     else
         u->task_rc = replay_cpu(u->g, &u->task_plan, 0, 0.5, &u->task_r, &u->task_err);
@@ -132,6 +171,24 @@ int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n)
         return -1;
     }
     snprintf(u->cuda, sizeof u->cuda, "%s", self);
+    return 0;
+}
+
+int replay_ui_use_torch(ReplayUi *u, char *msg, size_t n)
+{
+    if (torch_replay_locate(u->torch, sizeof u->torch, msg, n)) {
+        u->torch[0] = '\0';
+        return -1;
+    }
+    if (!u->dir[0]) {
+        snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
+        if (!mkdtemp(u->dir)) {
+            snprintf(msg, n, "replay: cannot create a temporary directory");
+            u->dir[0] = '\0';
+            u->torch[0] = '\0';
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -200,8 +257,9 @@ int replay_ui_start(Tui *t, char *msg, size_t n)
     u->g = graph_clone(s->g);
     plan_copy(&u->task_plan, &s->plan);
     replay_done(&u->task_r);
-    if (u->cuda[0]) {
-        /* remat-cuda reads files: the graph as loaded (after --train) and the plan */
+    if (u->cuda[0] || u->torch[0]) {
+        /* remat-cuda and replay_torch.py read files: the graph as loaded
+         * (after --train; with its recipe) and the plan */
         char p[128];
         Err e;
         err_clear(&e);
@@ -225,7 +283,9 @@ int replay_ui_start(Tui *t, char *msg, size_t n)
         return -1;
     }
     u->running = 1;
-    snprintf(msg, n, "replaying %d steps on the %s...", s->plan.T, u->cuda[0] ? "GPU (remat-cuda)" : "CPU");
+    snprintf(msg, n, "replaying %d steps %s...", s->plan.T,
+             u->torch[0] ? "with the model's own operators (torch)"
+             : u->cuda[0] ? "on the GPU (remat-cuda)" : "on the CPU");
     return 0;
 }
 
@@ -255,8 +315,11 @@ int replay_ui_tick(Tui *t, char *msg, size_t n)
     char m[32], sm[32];
     units_format_bytes(u->r.measured_peak, m, sizeof m);
     units_format_bytes(u->r.simulated_peak, sm, sizeof sm);
-    snprintf(msg, n, "replay (%s, scale %.3g, %.2fs): measured peak %s vs simulated %s (%+.1f%%)", u->r.backend,
-             u->r.scale, u->r.seconds, m, sm, 100 * measured_diff(u->r.measured_peak, u->r.simulated_peak));
+    int k = snprintf(msg, n, "replay (%s, scale %.3g, %.2fs): measured peak %s vs simulated %s (%+.1f%%)",
+                     u->r.backend, u->r.scale, u->r.seconds, m, sm,
+                     100 * measured_diff(u->r.measured_peak, u->r.simulated_peak));
+    if (u->r.grad_match >= 0 && k > 0 && (size_t)k < n)
+        snprintf(msg + k, n - (size_t)k, "; gradients %s", u->r.grad_match ? "match" : "DIFFER");
     return 1;
 }
 

@@ -16,6 +16,9 @@ ReplayUi *replay_ui_new(void);
 /* Use the remat-cuda program beside this one for `r`; -1 (msg says why)
  * when this build has none. */
 int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n);
+/* Use tools/replay_torch.py for `r` (a graph with a recipe); -1 (msg says
+ * why) when it cannot be found, and `r` stays with the CPU replay. */
+int replay_ui_use_torch(ReplayUi *u, char *msg, size_t n);
 void replay_ui_free(ReplayUi *u);
 int replay_ui_fd(const ReplayUi *u);
 int replay_ui_busy(const ReplayUi *u);

@@ -452,6 +452,8 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     t.rep = replay_ui_new();
     t.exp = export_ui_new();
     views_init(&t);
+    if (!cuda && g->recipe && t.rep)
+        replay_ui_use_torch(t.rep, t.msg, sizeof t.msg);   /* msg says why not */
     if ((cuda && t.rep && replay_ui_use_cuda(t.rep, t.msg, sizeof t.msg)) || load_files(&t, plan_path, replay_path)) {
         if (t.msg[0])
             fprintf(stderr, "remat: %s\n", t.msg);

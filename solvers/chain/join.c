@@ -15,6 +15,7 @@
 
 #include "solvers/chain/join_dp.h"
 #include "solvers/chain/join_hetero.h"
+#include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -302,7 +303,7 @@ static int find_join(const Graph *g, const int *fw, int nf, const int *fpos, int
 static int join_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    int n = g->n, nb = 0, nf = 0;
+    int n = g->n, nf = 0;
     const char *strat = solver_opt_str(s, "strategy");
     int strategy = !strcmp(strat, "optimal") ? 0 : !strcmp(strat, "naive") ? 1
                  : !strcmp(strat, "min-memory") ? 2 : -1;
@@ -321,11 +322,10 @@ static int join_prepare(Solver *s, Err *e)
     if (R < 1 || R > 4096)
         return err_set(e, ERR_USAGE, "join: mem_resolution=%lld: expected 1..4096", R);
     for (int v = 0; v < n; v++) {
-        nb += g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0;
         nf += g->nodes[v].phase == PHASE_FWD;
     }
-    if (!nb)
-        return err_set(e, ERR_UNSUPPORTED, "join: not a training graph (no bwd node with grad_of)");
+    if (pairing_require(g, "join", e))
+        return e->code;
     if (nf > JOIN_MAX_FWD)
         return err_set(e, ERR_UNSUPPORTED, "join: %d forward nodes, more than %d", nf, JOIN_MAX_FWD);
     int *fw = xmallocarray((size_t)nf + 1, sizeof *fw), *fpos = xmallocarray((size_t)n, sizeof *fpos);
@@ -450,9 +450,8 @@ static int join_prepare(Solver *s, Err *e)
             list_push(&st->tail_fwd, v);
             continue;
         }
-        if (nd->grad_of >= 0 && g->nodes[nd->grad_of].phase == PHASE_FWD &&
-            gstage[nd->grad_of] >= 0) {
-            gstage[v] = gstage[nd->grad_of];
+        if (nd->pair >= 0 && g->nodes[nd->pair].phase == PHASE_FWD && gstage[nd->pair] >= 0) {
+            gstage[v] = gstage[nd->pair];
             list_push(&st->bwd[gstage[v]], v);
             continue;
         }

@@ -9,6 +9,7 @@
 
 #include "solvers/chain/chain_dp.h"
 #include "solvers/chain/revolve.h"
+#include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -286,13 +287,9 @@ static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err 
 static int revolve_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    int n = g->n, nb = 0;
-    for (int v = 0; v < n; v++)
-        if (g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0)
-            nb++;
-    if (!nb)
-        return err_set(e, ERR_UNSUPPORTED,
-                       "revolve: not a training graph (no bwd node with grad_of)");
+    int n = g->n;
+    if (pairing_require(g, "revolve", e))
+        return e->code;
     Revolve *st = xcalloc(1, sizeof *st);
     st->stage_of = xmallocarray((size_t)n, sizeof *st->stage_of);
     st->order = xmallocarray((size_t)n, sizeof *st->order);
@@ -345,15 +342,16 @@ static int revolve_prepare(Solver *s, Err *e)
                        "revolve: forward part is not a chain of stages "
                        "(no point where a single value separates the forward graph)");
     }
-    /* Backward stage: that of grad_of; a node reading backward values of
+    /* Backward stage: that of the paired forward node (grad_of, or
+     * src/pairing.h's inference); a node reading backward values of
      * several stages runs with the earliest-reversed (lowest) of them. */
     for (int i = 0; i < st->n_order; i++) {
         int v = st->order[i];
         if (g->nodes[v].phase == PHASE_FWD)
             continue;
         int sg = L - 1;
-        if (g->nodes[v].grad_of >= 0 && g->nodes[g->nodes[v].grad_of].phase == PHASE_FWD)
-            sg = st->stage_of[g->nodes[v].grad_of];
+        if (g->nodes[v].pair >= 0 && g->nodes[g->nodes[v].pair].phase == PHASE_FWD)
+            sg = st->stage_of[g->nodes[v].pair];
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
             int u = g->in_idx[k];
             if (g->nodes[u].phase != PHASE_FWD && g->nodes[u].phase != PHASE_INPUT &&

@@ -65,20 +65,97 @@ static int settab_find_or_add(SetTab *t, const uint64_t *b, int *added)
     return t->n++;
 }
 
-/* Every lower set, breadth-first; 0 with the count so far in *n when
- * there are more than max_sets. */
+/* Side values: forward nodes with a forward input that no forward node
+ * or loss reads, only the backward (a joint graph's batch-norm statistics,
+ * max-pool indices, dropout masks). Each joins a lower set as soon as its
+ * forward inputs and its anchor, the nearest non-side forward node before
+ * it in the graph's order, are in (in a joint graph the anchor is the
+ * operator whose further outputs they are, so they stay in its block). So
+ * they neither multiply the exact family (each could otherwise be in or
+ * out on its own) nor stay outside every ancestor set of the pruned one
+ * (which left them all to the last block, their producers cached through
+ * the whole forward). f->side per forward index; f->sd lists, per forward
+ * index, the side values that leave a set with it. */
+static void side_values(const Graph *g, KusFamily *f)
+{
+    f->side = xcalloc((size_t)f->nf + 1, 1);
+    f->sd_off = xcalloc((size_t)f->nf + 2, sizeof *f->sd_off);
+    for (int x = 0; x < f->nf; x++) {
+        int v = f->fwd[x], fin = 0, fout = 0;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            fin |= f->fid[g->in_idx[k]] >= 0;
+        for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            Phase ph = g->nodes[g->out_idx[k]].phase;
+            fout |= ph == PHASE_FWD || ph == PHASE_LOSS;
+        }
+        f->side[x] = fin && !fout;
+    }
+    f->anchor = xmallocarray((size_t)f->nf + 1, sizeof *f->anchor);
+    for (int x = 0, last = -1; x < f->nf; x++) {
+        f->anchor[x] = f->side[x] ? last : -1;
+        if (!f->side[x])
+            last = x;
+    }
+    for (int x = 0; x < f->nf; x++) {
+        int v = f->fwd[x];
+        if (!f->side[x])
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (f->fid[g->in_idx[k]] >= 0)
+                f->sd_off[f->fid[g->in_idx[k]] + 1]++;
+        if (f->anchor[x] >= 0)
+            f->sd_off[f->anchor[x] + 1]++;
+    }
+    for (int x = 0; x < f->nf; x++)
+        f->sd_off[x + 1] += f->sd_off[x];
+    f->sd = xmallocarray((size_t)f->sd_off[f->nf] + 1, sizeof *f->sd);
+    int *fill = xmallocarray((size_t)f->nf + 1, sizeof *fill);
+    memcpy(fill, f->sd_off, (size_t)f->nf * sizeof *fill);
+    for (int x = 0; x < f->nf; x++) {
+        int v = f->fwd[x];
+        if (!f->side[x])
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (f->fid[g->in_idx[k]] >= 0)
+                f->sd[fill[f->fid[g->in_idx[k]]]++] = x;
+        if (f->anchor[x] >= 0)
+            f->sd[fill[f->anchor[x]]++] = x;
+    }
+    free(fill);
+}
+
+/* Add to set b every side value whose forward inputs and anchor are in it. */
+static void close_side(const Graph *g, const KusFamily *f, const unsigned char *side, uint64_t *b)
+{
+    for (int x = 0; x < f->nf; x++) {
+        if (!side[x] || ((b[x >> 6] >> (x & 63)) & 1u))
+            continue;
+        int v = f->fwd[x], y0 = f->anchor[x], ok = y0 < 0 || ((b[y0 >> 6] >> (y0 & 63)) & 1u);
+        for (int k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
+            int y = f->fid[g->in_idx[k]];
+            ok = y < 0 || ((b[y >> 6] >> (y & 63)) & 1u);
+        }
+        if (ok)
+            b[x >> 6] |= (uint64_t)1 << (x & 63);
+    }
+}
+
+/* Every lower set (side values closed in), breadth-first; 0 with the
+ * count so far in *n when there are more than max_sets. */
 static uint64_t *enumerate_exact(const Graph *g, const KusFamily *f, long max_sets, int *n)
 {
     int W = f->words;
     SetTab t = {0};
     t.words = W;
     uint64_t *cur = xcalloc((size_t)W, sizeof *cur);
+    uint64_t *nxt = xcalloc((size_t)W, sizeof *nxt);
+    const unsigned char *side = f->side;
     int added;
     settab_find_or_add(&t, cur, &added);
     for (int head = 0; head < t.n; head++) {
         memcpy(cur, t.bits + (size_t)head * (size_t)W, (size_t)W * sizeof *cur);
         for (int x = 0; x < f->nf; x++) {
-            if ((cur[x >> 6] >> (x & 63)) & 1u)
+            if (side[x] || ((cur[x >> 6] >> (x & 63)) & 1u))
                 continue;
             int v = f->fwd[x], ok = 1;
             for (int k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
@@ -88,12 +165,14 @@ static uint64_t *enumerate_exact(const Graph *g, const KusFamily *f, long max_se
             }
             if (!ok)
                 continue;
-            cur[x >> 6] |= (uint64_t)1 << (x & 63);
-            settab_find_or_add(&t, cur, &added);
-            cur[x >> 6] &= ~((uint64_t)1 << (x & 63));
+            memcpy(nxt, cur, (size_t)W * sizeof *nxt);
+            nxt[x >> 6] |= (uint64_t)1 << (x & 63);
+            close_side(g, f, side, nxt);
+            settab_find_or_add(&t, nxt, &added);
             if (t.n > max_sets) {
                 *n = t.n;
                 free(cur);
+                free(nxt);
                 free(t.slot);
                 free(t.bits);
                 return NULL;
@@ -101,6 +180,7 @@ static uint64_t *enumerate_exact(const Graph *g, const KusFamily *f, long max_se
         }
     }
     free(cur);
+    free(nxt);
     free(t.slot);
     *n = t.n;
     return t.bits;
@@ -114,7 +194,8 @@ static int cmp_cnt(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* ∅, the ancestors of each forward node (itself included), and F. */
+/* ∅, the ancestors of each forward node (itself included, side values
+ * closed in, duplicates dropped), and F. */
 static uint64_t *enumerate_approx(const Graph *g, const KusFamily *f, int *n)
 {
     int W = f->words, nf = f->nf;
@@ -133,6 +214,8 @@ static uint64_t *enumerate_approx(const Graph *g, const KusFamily *f, int *n)
                 a[w] |= b[w];
         }
     }
+    for (int x = 0; x < nf; x++)
+        close_side(g, f, f->side, anc + (size_t)(x + 1) * (size_t)W);
     /* F, unless one forward node has every other as ancestor */
     int full = 0;
     for (int x = 0; x < nf && !full; x++) {
@@ -161,12 +244,25 @@ static uint64_t *enumerate_approx(const Graph *g, const KusFamily *f, int *n)
     }
     qsort(key, (size_t)N, 2 * sizeof *key, cmp_cnt);
     uint64_t *bits = xmallocarray((size_t)N * (size_t)W, sizeof *bits);
-    for (int i = 0; i < N; i++)
-        memcpy(bits + (size_t)i * (size_t)W, anc + (size_t)key[2 * i + 1] * (size_t)W,
-               (size_t)W * sizeof *bits);
+    int m = 0;
+    for (int i = 0; i < N; i++) {
+        const uint64_t *a = anc + (size_t)key[2 * i + 1] * (size_t)W;
+        int dup = 0;
+        /* equal sets have equal counts, so only the run of this count */
+        for (int j = m - 1; j >= 0 && !dup; j--) {
+            int c = 0;
+            for (int w = 0; w < W; w++)
+                c += __builtin_popcountll(bits[(size_t)j * (size_t)W + (size_t)w]);
+            if (c != key[2 * i])
+                break;
+            dup = !memcmp(bits + (size_t)j * (size_t)W, a, (size_t)W * sizeof *bits);
+        }
+        if (!dup)
+            memcpy(bits + (size_t)m++ * (size_t)W, a, (size_t)W * sizeof *bits);
+    }
     free(key);
     free(anc);
-    *n = N;
+    *n = m;
     return bits;
 }
 
@@ -199,7 +295,7 @@ static void set_stats(const Graph *g, KusFamily *f)
                     if (y < 0)
                         continue;
                     if (kus_has(f, L, y)) {
-                        in = 1;
+                        in |= !f->side[y];   /* side values leave with x: x stays removable */
                         continue;
                     }
                     out = 1;
@@ -328,6 +424,7 @@ KusFamily *kus_family_new(const Graph *g, int approx, long max_sets, Err *e)
     f->words = (f->nf + 63) / 64;
     if (f->words == 0)
         f->words = 1;
+    side_values(g, f);
     int N = 0;
     if (approx) {
         f->bits = enumerate_approx(g, f, &N);
@@ -367,6 +464,10 @@ void kus_family_free(KusFamily *f)
     free(f->bd);
     free(f->mx_off);
     free(f->mx);
+    free(f->side);
+    free(f->anchor);
+    free(f->sd_off);
+    free(f->sd);
     free(f->hslot);
     free(f);
 }
@@ -505,10 +606,12 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
                 const uint64_t *xb = f->bits + (size_t)X * (size_t)f->words;
                 for (int q = f->mx_off[X]; q < f->mx_off[X + 1]; q++) {
                     int x = f->mx[q];
-                    if (2 * (f->S[j] - f->S[X] + f->fsize[x]) + f->A[j] > B)
-                        continue;
+                    if (f->side[x] || 2 * (f->S[j] - f->S[X] + f->fsize[x]) + f->A[j] > B)
+                        continue;   /* a side value leaves only with its inputs */
                     memcpy(tmp, xb, (size_t)f->words * sizeof *tmp);
                     tmp[x >> 6] &= ~((uint64_t)1 << (x & 63));
+                    for (int r = f->sd_off[x]; r < f->sd_off[x + 1]; r++)
+                        tmp[f->sd[r] >> 6] &= ~((uint64_t)1 << (f->sd[r] & 63));
                     int Y = family_find(f, tmp);
                     if (Y < 0 || stamp[Y] == j)
                         continue;

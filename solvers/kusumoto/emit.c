@@ -12,12 +12,13 @@
  * skips values nothing later reads (liveness analysis in the paper's
  * terms), which only lowers cost and memory.
  *
- * Slots of non-forward nodes: a gradient node goes with the block of its
- * grad_of; the loss goes first (slot k, right after the last forward
- * block); every node must come no earlier than its non-forward inputs, so
- * its slot is at most theirs. A node with no forward grad_of (a parameter
- * gradient, a gradient sum) runs just before its first consumer, or as soon
- * as its inputs allow when nothing reads it. */
+ * Slots of non-forward nodes: a gradient node goes with the block of the
+ * forward node it pairs with (grad_of, or src/pairing.h's inference); the
+ * loss goes first (slot k, right after the last forward block); every node
+ * must come no earlier than its non-forward inputs, so its slot is at most
+ * theirs. A node paired with none (a parameter gradient, a gradient sum)
+ * runs just before its first consumer, or as soon as its inputs allow when
+ * nothing reads it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +82,7 @@ void kus_emit(const Graph *g, const KusFamily *f, const int *chain, int k, Plan 
         if (!is_work(g, v))
             continue;
         isw[v] = 1;
-        int s = k, go = g->nodes[v].grad_of;
+        int s = k, go = g->nodes[v].pair;
         if (go >= 0 && g->nodes[go].phase == PHASE_FWD && g->nodes[v].phase != PHASE_LOSS)
             s = blk[go];
         for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
@@ -93,7 +94,7 @@ void kus_emit(const Graph *g, const KusFamily *f, const int *chain, int k, Plan 
     }
     for (int t = n - 1; t >= 0; t--) {
         int v = g->topo[t];
-        int go = g->nodes[v].grad_of;
+        int go = g->nodes[v].pair;
         if (!isw[v] || g->nodes[v].phase == PHASE_LOSS ||
             (go >= 0 && g->nodes[go].phase == PHASE_FWD))
             continue;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
+#include "src/pairing.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "src/xalloc.h"
@@ -60,21 +61,14 @@ static const char *cls_name(const Solver *s)
 static int kus_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    int nf = 0, ngrad = 0;
-    for (int v = 0; v < g->n; v++) {
-        if (g->nodes[v].phase == PHASE_FWD)
-            nf++;
-        if (g->nodes[v].phase == PHASE_BWD && g->nodes[v].grad_of >= 0)
-            ngrad++;
-    }
+    int nf = 0;
+    for (int v = 0; v < g->n; v++)
+        nf += g->nodes[v].phase == PHASE_FWD;
     if (!nf)
         return err_set(e, ERR_UNSUPPORTED, "%s: the graph has no forward (phase fwd) nodes",
                        cls_name(s));
-    if (!ngrad)
-        return err_set(e, ERR_UNSUPPORTED,
-                       "%s: not a training graph (no bwd node with grad_of), so there is no "
-                       "backward pass to recompute for",
-                       cls_name(s));
+    if (pairing_require(g, cls_name(s), e))
+        return e->code;
     for (int v = 0; v < g->n; v++) {
         if (g->nodes[v].phase != PHASE_FWD)
             continue;

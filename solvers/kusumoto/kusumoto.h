@@ -10,7 +10,11 @@
  *
  * A KusFamily holds the lower sets the DP may use: every lower set
  * (exact) or the pruned family {ancestors of v} ∪ {∅, F} (approx), sorted
- * by (M(L), |L|) so that L ⊊ L' implies index(L) < index(L').
+ * by (M(L), |L|) so that L ⊊ L' implies index(L) < index(L'). Side values
+ * (forward nodes with a forward input that only the backward reads: a
+ * joint graph's saved statistics, indices and masks) are in a set exactly
+ * when all their forward inputs and the non-side forward node before them
+ * in the graph's order are.
  *
  * The DP's memory model is the paper's eq. (2), on forward value sizes:
  *   M(i) = M(U_{i-1}) + 2 M(V_i) + M(δ+(L_i) \ L_i) + M(δ−(δ+(L_i)) \ L_i)
@@ -44,6 +48,10 @@ typedef struct KusFamily {
     int64_t *A;         /* M(δ+(L) \ L) + M(δ−(δ+(L)) \ L) */
     int *bd_off, *bd;   /* ∂(L) as forward indices (CSR) */
     int *mx_off, *mx;   /* maximal elements of L (CSR): L ⊆ L' iff all are in L' */
+    unsigned char *side;  /* per forward index: a side value (read only by the backward), closed
+                           * into every set holding its inputs (kusumoto_dp.c) */
+    int *anchor;        /* per forward index: a side value's anchor (kusumoto_dp.c), else -1 */
+    int *sd_off, *sd;   /* side values that leave a set with each forward index (CSR) */
     int *hslot;         /* exact family only: hash of the sets, for lookups */
     int hslots;
 } KusFamily;

@@ -15,10 +15,10 @@ done || fails=$((fails+1))
 [ "$(grep -c '^| models/' docs/models.md)" -ge 9 ] || { echo "FAIL: fewer than 9 documented samples"; fails=$((fails+1)); }
 PY=/usr/bin/python3
 if $PY -c "import torch, torchvision" 2>/dev/null; then
-    run $PY tools/export_torch.py resnet18 --batch 8 -o "$T/r18.json"
+    run $PY tools/export_torch.py resnet18 --level layer --batch 8 -o "$T/r18.json"
     expect_rc 0 "export resnet18"
     cmp -s "$T/r18.json" samples/models/resnet18.json || { echo "FAIL: exporter output differs from samples/models/resnet18.json"; fails=$((fails+1)); }
-    run $PY tools/export_torch.py siamese --batch 2 --check -o "$T/s.json"
+    run $PY tools/export_torch.py siamese --level layer --batch 2 --check -o "$T/s.json"
     expect_rc 0 "export siamese with --check"
     expect_err "kept for backward [0-9]+ bytes, autograd saved [0-9]+ bytes \([+-]0\.[0-9]%\)" "fidelity within 1 %"
     cat >"$T/dyn.py" <<'PY'
@@ -31,7 +31,7 @@ class Dyn(torch.nn.Module):
 def make():
     return Dyn(), (4,)
 PY
-    run $PY tools/export_torch.py "$T/dyn.py:make" -o "$T/d.json"
+    run $PY tools/export_torch.py "$T/dyn.py:make" --level layer -o "$T/d.json"
     expect_rc 1 "untraceable model"
     expect_err "cannot trace .*dyn.py:make.* at dyn.py:4 in forward" "names the failing line"
     expect_one_line_err "untraceable"

@@ -1,0 +1,229 @@
+# test_joint.sh — joint graphs (tools/export_torch.py's default level) end
+# to end. Without torch: the joint samples load with their documented
+# figures, and every solver at 90/80/70 % either returns a plan the
+# independent checker (tests/validate.py) accepts or refuses with a reason
+# that is true; the solvers that need forward/backward pairing (inferred,
+# src/pairing.c) find plans at 90 %. With Debian's python3 and torch: the
+# exporter reproduces the samples byte for byte, keeps within 2 % of what
+# autograd saves, refuses an untraceable model with one line naming its
+# source line; the torch replay runs noremat, recomputing and tight plans
+# with the model's own operators, gradients equal to plain autograd's and
+# the measured peak within 5 % of the simulated one; bad input gets one line.
+. tests/cli/lib.sh
+J=samples/models/joint
+# ---- the samples: node counts and baselines (docs/models.md) -------------
+check_info() { # FILE NODES PEAK COST
+    run $REMAT info "$1"
+    expect_rc 0 "info $1"
+    expect_out "^nodes     $2\$" "$1: $2 nodes"
+    expect_out "^baseline  peak $3 .*; cost $4\$" "$1: baseline $3 / $4"
+}
+check_info $J/tiny_cnn.json "59 \(input 19, fwd 15, loss 1, bwd 24\)" 97728 1826864
+check_info $J/tiny_gpt.json "151 \(input 31, fwd 47, loss 1, bwd 72\)" 319104 5640128
+check_info $J/resnet18.json "343 \(input 123, fwd 89, loss 1, bwd 130\)" 132175072 21329274816
+check_info $J/siamese.json "92 \(input 24, fwd 23, loss 1, bwd 44\)" 35636736 20891451396
+grep -q '"grad_of"' $J/tiny_cnn.json && { echo "FAIL: joint samples must carry no grad_of"; fails=$((fails+1)); }
+# the recipe is kept as read and written back; anything but an object is refused
+run $REMAT convert $J/tiny_cnn.json -o "$T/conv.json"
+expect_rc 0 "convert a joint graph"
+python3 -c "
+import json
+a = json.load(open('$J/tiny_cnn.json')); b = json.load(open('$T/conv.json'))
+assert b['recipe'] == a['recipe'], (b.get('recipe'), a['recipe'])
+" || { echo "FAIL: convert lost the recipe"; fails=$((fails+1)); }
+sed 's/"recipe":{[^}]*}/"recipe":3/' $J/tiny_cnn.json >"$T/badrecipe.json"
+run $REMAT info "$T/badrecipe.json"
+expect_rc 1 "recipe not an object"
+expect_err "badrecipe.json: \\\$.recipe: expected an object" "recipe: says where"
+expect_one_line_err "recipe not an object"
+
+# ---- every solver at 90/80/70 % on a chain and on two towers --------------
+SOLVERS=$($REMAT list-solvers | grep -oE '^[a-z][a-z0-9_-]*')
+for g in $J/tiny_cnn.json $J/siamese.json $J/tiny_gpt.json; do
+    all=$SOLVERS
+    [ $g = $J/tiny_gpt.json ] && all=""   # its pairing checks below only
+    $REMAT info "$g" >"$T/info"
+    lower=$(sed -n 's/^lower     no schedule peaks below \([0-9]*\) .*/\1/p' "$T/info")
+    for s in $all; do
+        opt=""   # bounded searches: a refusal past the limit says so
+        case $s in checkmate*) opt="-O time_limit=2" ;; auto) opt="-O time_limit=1" ;; esac
+        [ "$s" = fastsa ] && opt="-O time_limit=0.5"
+        for b in 90 80 70; do
+            run $REMAT solve "$g" --solver $s $opt --budget $b% -o "$T/p.json"
+            case $rc in
+            0)  python3 tests/validate.py "$g" "$T/p.json" >"$T/v" ||
+                    { echo "FAIL: $g $s $b%: plan rejected: $(cat "$T/v")"; fails=$((fails+1)); } ;;
+            3)  # no plan within the budget: the smallest peak found is over
+                # it and not below what any schedule needs
+                bud=$(sed -n 's/.*within budget .*(\([0-9]*\) bytes); smallest peak found .*(\([0-9]*\) bytes).*/\1 \2/p' "$T/err")
+                if [ -n "$bud" ]; then
+                    set -- $bud
+                    [ "$2" -gt "$1" ] && [ "$2" -ge "$lower" ] ||
+                        { echo "FAIL: $g $s $b%: untrue refusal: $(cat "$T/err")"; fails=$((fails+1)); }
+                else
+                    grep -q "below the smallest possible peak .*($lower bytes)" "$T/err" ||
+                        { echo "FAIL: $g $s $b%: unexpected: $(cat "$T/err")"; fails=$((fails+1)); }
+                fi ;;
+            1)  # refusals whose reason holds for these graphs
+                grep -qE "join: forward part has no branches|checkmate[a-z-]*: no schedule found within time_limit|checkmate-lp: the solver process ran past [0-9.]+ s and was stopped|checkmate-lp: the LP relaxation was not solved within [0-9.]+ s" "$T/err" ||
+                    { echo "FAIL: $g $s $b%: refused: $(cat "$T/err")"; fails=$((fails+1)); } ;;
+            *)  echo "FAIL: $g $s $b%: exit $rc: $(cat "$T/err")"; fails=$((fails+1)) ;;
+            esac
+            rm -f "$T/p.json"
+        done
+    done
+    # pairing inferred from the data flow: these refused joint graphs before
+    # (chen needs a chain: the towers have no articulation point)
+    want="kusumoto-exact kusumoto-approx revolve chen"
+    case $g in *siamese*) want="kusumoto-exact kusumoto-approx revolve join" ;; esac
+    for s in $want; do
+        run $REMAT solve "$g" --solver $s --budget 90% -o "$T/p.json"
+        expect_rc 0 "$g: $s plans at 90 % (pairing inferred)"
+    done
+done
+# two towers meeting at a product: join's own shape, its backward paired
+# with the tower its gradient flows into
+for b in 90 80 70; do
+    run $REMAT solve $J/siamese.json --solver join --budget $b% -o "$T/p.json"
+    expect_rc 0 "siamese: join plans at $b %"
+done
+run $REMAT solve samples/kumar_fig1.json --solver revolve
+expect_rc 1 "revolve on a forward-only graph"
+expect_err "revolve: not a training graph \(no bwd node names a forward node in grad_of or reads one\)" "the shared refusal"
+
+# ---- with torch: exporter, fidelity, replay ------------------------------
+PY=/usr/bin/python3
+if ! $PY -c "import torch, torchvision, functorch.compile" 2>/dev/null; then
+    echo "(python3-torch not installed: exporter and torch replay checks skipped)"
+    finish
+fi
+for m in tiny_cnn tiny_gpt; do
+    run $PY tools/export_torch.py $m --batch 2 --check -o "$T/$m.json"
+    expect_rc 0 "export $m"
+    expect_err "kept for backward [0-9]+ bytes, autograd saved [0-9]+ bytes \([+-][01]\.[0-9]%\)" "$m within 2 %"
+    cmp -s "$T/$m.json" $J/$m.json || { echo "FAIL: export of $m differs from $J/$m.json"; fails=$((fails+1)); }
+done
+run $PY tools/fidelity.py --quick
+expect_rc 0 "fidelity within 2 % on the quick models"
+# --time: measured CPU microseconds as costs
+run $PY tools/export_torch.py tiny_cnn --batch 2 --time 1 -o "$T/timed.json"
+expect_rc 0 "export --time"
+python3 -c "
+import json, sys
+g = json.load(open('$T/timed.json'))
+assert g['units']['cost'] == 'us', g['units']
+ops = [n for n in g['nodes'] if n['phase'] != 'input']
+assert all(n['cost'] > 0 for n in ops if n['phase'] == 'fwd'), [n for n in ops if n['cost'] <= 0][:3]
+" || { echo "FAIL: --time costs"; fails=$((fails+1)); }
+# a user's own module, and one that cannot be traced
+cat >"$T/mine.py" <<'PY'
+import torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 16)
+        self.b = torch.nn.Linear(16, 4)
+    def forward(self, x):
+        return self.b(torch.tanh(self.a(x)))
+class Dyn(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+PY
+run $PY tools/export_torch.py --module "$T/mine.py:Net" --input-shape 8 --batch 4 --check -o "$T/mine.json"
+expect_rc 0 "export --module"
+expect_err "kept for backward 256 bytes, autograd saved 256 bytes \(\+0\.0%\)" "user module: tanh's output (the second layer's input too)"
+run $PY tools/export_torch.py --module "$T/mine.py:Dyn" --input-shape 4 -o "$T/dyn.json"
+expect_rc 1 "untraceable module"
+expect_err "^export_torch: cannot trace .*mine.py:Dyn: data-dependent control flow \(a tensor's value read in Python, aten._local_scalar_dense.default\) at mine.py:11 in forward: \`if x.sum\(\) > 0:\`$" "names the construct and the line"
+expect_one_line_err "untraceable module"
+
+# ---- torch replay --------------------------------------------------------
+# replay PLANFILE WHAT: gradients match, measured peak within 5 % of simulated
+replay() {
+    run $REMAT replay "$G" "$1" --backend torch -o "$T/m.json"
+    expect_rc 0 "torch replay: $2"
+    expect_out "^gradients match plain autograd's" "$2: gradients"
+    python3 - "$T/m.json" "$1" <<'PY' || { echo "FAIL: $2: replay document"; fails=$((fails+1)); }
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = json.load(open(sys.argv[2]))
+assert r["format"] == "remat-replay" and r["backend"] == "torch", r["backend"]
+assert r["gradients"]["match"] is True, r["gradients"]
+assert len(r["steps"]) == len(p["schedule"])
+assert "peak" not in p or r["simulated_peak"] == p["peak"], (r["simulated_peak"], p["peak"])
+assert abs(r["measured_peak"] / r["simulated_peak"] - 1) <= 0.05, (r["measured_peak"], r["simulated_peak"])
+PY
+}
+G=$J/tiny_gpt.json
+$REMAT solve $G -s noremat -o "$T/noremat.json" 2>/dev/null
+replay "$T/noremat.json" "tiny_gpt noremat"
+expect_out "measured  peak 319104 .*\+0\.00% vs simulated" "noremat: measured = simulated"
+# every forward node run twice (dropout's mask drawn again, the same)
+python3 - "$G" "$T/noremat.json" "$T/twice.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+phase = {n["id"]: n["phase"] for n in g["nodes"]}
+fwd = [v for v in p["schedule"] if phase[v] == "fwd"]
+rest = [v for v in p["schedule"] if phase[v] != "fwd"]
+p["schedule"] = fwd + fwd + rest
+p.pop("peak"); p.pop("cost")
+json.dump(p, open(sys.argv[3], "w"))
+PY
+replay "$T/twice.json" "tiny_gpt forward run twice (dropout recomputed)"
+# the check can fail: without reseeding, the recomputed dropout draws
+# another mask and the gradients differ
+run $PY tools/replay_torch.py $G "$T/twice.json" --no-reseed -o "$T/nr.json"
+python3 -c "
+import json; r = json.load(open('$T/nr.json'))
+assert r['gradients']['match'] is False and r['gradients']['max_abs_diff'] > 1e-3, r['gradients']
+" || { echo "FAIL: a recomputed dropout without reseeding must fail the gradient check"; fails=$((fails+1)); }
+run $REMAT solve $G -s chen -b 90% -o "$T/chen.json"
+replay "$T/chen.json" "tiny_gpt chen 90 % (recomputes)"
+G=$J/tiny_cnn.json
+run $REMAT solve $G -s kusumoto-exact -b 80% -o "$T/kus.json"
+replay "$T/kus.json" "tiny_cnn kusumoto-exact 80 % (recomputes)"
+# tight: greedy at its own peak, which is the least an exact MILP
+# (checkmate) reaches for that budget too (72032, docs/models.md)
+run $REMAT solve $G -s greedy -b 72032 -o "$T/tight.json"
+expect_rc 0 "greedy at 72032 bytes"
+replay "$T/tight.json" "tiny_cnn greedy at 72032 bytes (tight)"
+# bad input: a graph without a recipe, one that no longer matches it
+run $REMAT replay samples/kumar_fig1.json "$T/noremat.json" --backend torch
+expect_rc 1 "no recipe"
+expect_one_line_err "no recipe"
+$REMAT solve samples/kumar_fig1.json -s noremat -o "$T/k.json" 2>/dev/null
+run $REMAT replay samples/kumar_fig1.json "$T/k.json" --backend torch
+expect_rc 1 "no recipe"
+expect_err "^remat: replay: --backend torch needs a graph with a recipe" "no recipe: says so"
+expect_one_line_err "no recipe"
+# the explorer: r on a graph with a recipe runs the torch replay and
+# overlays its measurement
+if command -v tmux >/dev/null; then
+    case "$REMAT" in /*) RR="$REMAT" ;; *) RR="$PWD/$REMAT" ;; esac
+    SOCK="remat-joint-$$"
+    tmux -L "$SOCK" -f /dev/null new-session -d -s tui -x 110 -y 30 \
+        "TERM=xterm-256color '$RR' tui $J/tiny_cnn.json -s greedy -b 72032 2>'$T/tui.err'; echo \$? >'$T/tui.rc'"
+    sleep 1
+    tmux -L "$SOCK" send-keys -t tui r
+    n=300
+    while [ $n -gt 0 ]; do
+        tmux -L "$SOCK" capture-pane -p -t tui >"$T/screen" 2>/dev/null
+        grep -q "gradients match" "$T/screen" && break
+        sleep 0.1; n=$((n - 1))
+    done
+    grep -qE "replay \(torch, scale 1, .*measured peak 70.3 KiB vs simulated 70.3 KiB \(\+0.0%\); gradients match" "$T/screen" ||
+        { echo "FAIL: explorer r: no torch replay message"; cat "$T/screen"; fails=$((fails+1)); }
+    grep -q '×' "$T/screen" || { echo "FAIL: explorer r: no measured overlay"; fails=$((fails+1)); }
+    tmux -L "$SOCK" send-keys -t tui q
+    sleep 0.5
+    tmux -L "$SOCK" kill-server 2>/dev/null
+fi
+sed 's/"id":"relu_1"/"id":"relu_x"/; s/"relu_1"/"relu_x"/g' $J/tiny_cnn.json >"$T/stale.json"
+$REMAT solve "$T/stale.json" -s noremat -o "$T/stale_plan.json" 2>/dev/null
+run $REMAT replay "$T/stale.json" "$T/stale_plan.json" --backend torch
+expect_rc 1 "stale graph"
+expect_err "^replay_torch: .*stale.json: node 'relu_x' is not in the recipe's trace" "stale graph: names the node"
+expect_one_line_err "stale graph"
+finish

@@ -1,0 +1,630 @@
+"""torch_joint.py — the joint forward+backward ATen graph of a PyTorch model,
+as the exporter writes it and the torch replay runs it.
+
+capture() traces one training step (forward, a sum loss, backward) with
+functorch.compile.aot_function, which hands its partitioner the joint graph
+autograd actually executes. analyse() runs that graph once on real tensors
+and turns it into remat-graph nodes:
+
+- every node owns its output's memory: an operator whose output shares a
+  storage with one of its arguments (views, detach, split) is folded into
+  the value it aliases, and its readers read that value;
+- a fresh tensor written in place by its only reader (aot's functionalised
+  bernoulli_) is folded into that writer, which then owns the storage;
+- an operator with several outputs (batch norm, max pooling with indices,
+  dropout, convolution_backward) owns the first one read and those nothing
+  reads; the further ones read are counted as its workspace while it runs
+  and owned by `getitem` nodes. A forward operator's further outputs are one
+  getitem node that reads the operator's inputs and costs the operator's
+  run (producing them again means running it again; the replay hands over
+  the outputs of the run just before when there is one); a backward
+  operator's are one getitem node each, reading the operator, whose value
+  holds all its outputs while it lives (so every other reader of the
+  operator reads them too: they live at least as long as it);
+- parameters, buffers and the batch are `input` nodes; the loss (the sum of
+  the model's outputs) is the `loss` node, and the backward reads it where
+  autograd reads the loss gradient (a scalar 1);
+- nodes traced before the first node that depends on the loss gradient are
+  forward nodes, the rest backward nodes; no grad_of is written: solvers
+  infer the pairing from the data flow (docs/solvers/).
+
+Node ids are the FX node names, which a new trace of the same recipe
+reproduces, so the replay (replay_torch.py) maps the graph back to the
+operators without storing them.
+"""
+import importlib.util
+import operator
+import os
+import sys
+import time
+import traceback
+
+import torch
+from functorch.compile import aot_function, default_partition
+
+try:
+    from torch.nn.utils.stateless import functional_call
+except ImportError:  # newer releases
+    from torch.func import functional_call
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+FACTORIES = ["unet", "gpt2", "lstm64", "siamese", "transformer", "tiny_cnn", "tiny_gpt"]
+
+
+class Refused(Exception):
+    """A model the exporter cannot handle; str() is the one-line reason."""
+
+
+def storage_of(t):
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+    return s.data_ptr(), s.nbytes()
+
+
+def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0, model_args=None):
+    """(model, example inputs as a tuple) for a recipe: MODEL is a torchvision
+    name, a factory in tools/models.py, path.py:factory (returning a module or
+    (module, input shape)) or path.py:Class (instantiated without arguments).
+    model_args: keyword arguments for the constructor (vit_b_16's image_size).
+    Parameters are drawn after torch.manual_seed(seed), inputs after
+    manual_seed(seed + 1), so a recipe always rebuilds the same tensors."""
+    kw = dict(model_args or {})
+    torch.manual_seed(seed)
+    shape = None
+    if ":" in spec:
+        path, name = spec.rsplit(":", 1)
+        if not os.path.exists(path):
+            raise Refused("no such file '%s'" % path)
+        modspec = importlib.util.spec_from_file_location("user_model_%d" % abs(hash(path)), path)
+        mod = importlib.util.module_from_spec(modspec)
+        modspec.loader.exec_module(mod)
+        if not hasattr(mod, name):
+            raise Refused("%s defines no '%s'" % (path, name))
+        made = getattr(mod, name)(**kw)
+    else:
+        sys.path.insert(0, TOOLS)
+        import models
+        if spec in FACTORIES:
+            made = getattr(models, spec)(**kw)
+        else:
+            import torchvision
+            if not hasattr(torchvision.models, spec) or spec.startswith("_"):
+                raise Refused("unknown model '%s' (a torchvision name, %s, or file.py:factory)"
+                              % (spec, ", ".join(FACTORIES)))
+            made = getattr(torchvision.models, spec)(weights=None, **kw)
+            shape = (3, kw.get("image_size", 224), kw.get("image_size", 224))
+    model, shape = made if isinstance(made, tuple) else (made, shape)
+    if not isinstance(model, torch.nn.Module):
+        raise Refused("%s did not give an nn.Module" % spec)
+    if input_shape:
+        shape = parse_shape(input_shape)
+    if shape is None:
+        raise Refused("give --input-shape for model '%s'" % spec)
+    torch.manual_seed(seed + 1)
+
+    def example(s):
+        if isinstance(s[0], tuple):
+            return tuple(example(x)[0] for x in s)
+        if s[0] == "long":
+            return (torch.randint(0, s[2], (batch, s[1])),)
+        return (torch.randn((batch,) + tuple(s), dtype=dtype),)
+
+    model = model.to(dtype)
+    model.train()
+    return model, example(shape)
+
+
+def parse_shape(text):
+    """"3,32,32" -> (3, 32, 32); "3,32,32;16" -> ((3, 32, 32), (16,)) for a
+    model with several inputs; "long:128:1024" -> token ids (length, vocab)."""
+    parts = [p for p in text.split(";") if p]
+    out = []
+    for p in parts:
+        if p.startswith("long:"):
+            _, n, v = p.split(":")
+            out.append(("long", int(n), int(v)))
+        else:
+            out.append(tuple(int(x) for x in p.split(",")))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def loss_of(out):
+    """The traced loss: the sum of every output tensor (as float)."""
+    if isinstance(out, torch.Tensor):
+        return out.float().sum() if out.dtype != torch.float32 else out.sum()
+    if isinstance(out, dict):
+        out = list(out.values())
+    total = None
+    for o in out:
+        s = loss_of(o)
+        total = s if total is None else total + s
+    return total
+
+
+def primal_names(model, example):
+    names = ["param:" + n for n, _ in model.named_parameters()]
+    names += ["buffer:" + n for n, _ in model.named_buffers()]
+    names += ["input" if len(example) == 1 else "input%d" % i for i in range(len(example))]
+    return names
+
+
+def primal_values(model, example):
+    return [p for _, p in model.named_parameters()] + [b for _, b in model.named_buffers()] + \
+        list(example)
+
+
+def where_in_model(tb):
+    """file:line in function: `code` of the deepest frame outside torch,
+    functorch and this tool: the model's own line."""
+    frames = traceback.extract_tb(tb)
+    skip = ("/torch/", "/functorch/", os.path.join(TOOLS, "torch_joint.py"))
+    for fr in reversed(frames):
+        if not any(s in fr.filename for s in skip):
+            code = (fr.line or "").strip()
+            return "%s:%d in %s%s" % (os.path.basename(fr.filename), fr.lineno, fr.name,
+                                      ": `%s`" % code if code else "")
+    return ""
+
+
+def failing_operator(tb):
+    """The ATen operator being dispatched when tracing failed, if any."""
+    op = None
+    while tb:
+        f = tb.tb_frame
+        if f.f_code.co_name in ("proxy_call", "__torch_dispatch__", "inner_torch_dispatch"):
+            cand = f.f_locals.get("func")
+            if cand is not None:
+                op = cand
+        tb = tb.tb_next
+    return str(op) if op is not None else None
+
+
+def capture(model, example):
+    """The joint graph (an fx GraphModule of ATen operators) of one training
+    step. Raises Refused naming the operator or construct and the model's
+    source line when the model cannot be traced."""
+    names = primal_names(model, example)
+    pn = [n for n, _ in model.named_parameters()]
+    bn = [n for n, _ in model.named_buffers()]
+    np_, nb = len(pn), len(bn)
+
+    def step(*flat):
+        state = dict(zip(pn, flat[:np_]))
+        state.update(zip(bn, flat[np_:np_ + nb]))
+        return (loss_of(functional_call(model, state, tuple(flat[np_ + nb:]))),)
+
+    got = {}
+
+    def keep_joint(joint, inputs, **kw):
+        got["joint"] = joint
+        return default_partition(joint, inputs, **kw)
+
+    def boxed(g, _):
+        def run(args):
+            return g(*args)
+        run._boxed_call = True
+        return run
+
+    compiled = aot_function(step, boxed, boxed, partition_fn=keep_joint)
+    try:
+        compiled(*primal_values(model, example))
+    except Exception as ex:  # tracing raises many types; report one line
+        tb = ex.__traceback__
+        where = where_in_model(tb)
+        op = failing_operator(tb)
+        first = (str(ex).strip().splitlines() or [type(ex).__name__])[0]
+        if "value out of a tracing tensor" in first:
+            what = "data-dependent control flow (a tensor's value read in Python, %s)" % (
+                op or "aten._local_scalar_dense")
+        elif op:
+            what = "operator %s: %s" % (op, first)
+        else:
+            what = "%s: %s" % (type(ex).__name__, first)
+        raise Refused("%s%s" % (what, " at " + where if where else ""))
+    joint = got["joint"]
+    return joint, names
+
+
+def is_random(target):
+    return isinstance(target, torch._ops.OpOverload) and \
+        torch.Tag.nondeterministic_seeded in target.tags
+
+
+def writes_first_arg(target):
+    """In-place operator writing its first argument and returning it."""
+    if not isinstance(target, torch._ops.OpOverload):
+        return False
+    a = target._schema.arguments
+    return bool(a) and a[0].alias_info is not None and a[0].alias_info.is_write and \
+        str(target._schema.returns[0].type) == "Tensor" and target._schema.returns[0].alias_info is not None
+
+
+def op_name(target):
+    if target is operator.getitem:
+        return "getitem"
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", str(target))
+
+
+def numel(t):
+    return t.numel() if isinstance(t, torch.Tensor) else 0
+
+
+def flops(target, args, outs):
+    """FLOPs of one run (multiply-add = 2): convolutions and matrix products
+    by formula, everything else one per element of its largest tensor."""
+    name = op_name(target)
+    out_n = sum(numel(o) for o in outs)
+    if name == "convolution":
+        x, w = args[0], args[1]
+        transposed = args[6] if len(args) > 6 else False
+        if transposed:
+            return 2 * x.numel() * w[0].numel()
+        return 2 * outs[0].numel() * w[0].numel()
+    if name == "convolution_backward":
+        gout, x, w = args[0], args[1], args[2]
+        mask = args[-1] if isinstance(args[-1], (list, tuple)) else [True, True, True]
+        one = 2 * gout.numel() * w[0].numel()
+        return one * (int(bool(mask[0])) + int(bool(mask[1]))) + (gout.numel() if mask[2] else 0)
+    if name in ("mm", "addmm"):
+        a, b = (args[1], args[2]) if name == "addmm" else (args[0], args[1])
+        return 2 * a.shape[0] * a.shape[1] * b.shape[1] + (out_n if name == "addmm" else 0)
+    if name in ("bmm", "baddbmm"):
+        a, b = (args[1], args[2]) if name == "baddbmm" else (args[0], args[1])
+        return 2 * a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
+    in_n = 0
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            in_n = max(in_n, a.numel())
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                in_n = max(in_n, numel(x))
+    return max(out_n, in_n, 1)
+
+
+class Joint:
+    """The joint graph's remat nodes and what the replay needs to run them.
+
+    nodes: remat-graph node dicts in trace order (inputs first).
+    outputs: ids of the parameter gradients (the graph's outputs).
+    grads: {parameter name: fx node name of its gradient}.
+    loss: id of the loss node; tangent: fx name of the loss gradient input.
+    placeholder: {fx placeholder name: remat input id}; consts: {fx get_attr
+    name: attribute} (their ids are "const:" + attribute).
+    merged: {getitem node id: (fx name of a forward operator, indices of the
+    outputs it holds)}; extract1: {getitem node id: (fx name of a backward
+    operator, index of its output)}; folded: fx names of fresh tensors folded
+    into the operator that fills them in place.
+    """
+
+
+def analyse(gm, names, values, timing=0):
+    """Run the joint graph once on `values` (primals in `names` order) and
+    build its remat nodes. timing > 0 runs each operator that many times
+    and records its fastest CPU time (seconds) as node["time"]."""
+    g = gm.graph
+    nodes_fx = list(g.nodes)
+    placeholders = [n for n in nodes_fx if n.op == "placeholder"]
+    tangents = [n for n in placeholders if n.name.startswith("tangents")]
+    primals = [n for n in placeholders if not n.name.startswith("tangents")]
+    if len(primals) != len(names) or len(tangents) != 1:
+        raise Refused("unexpected joint graph: %d primals for %d inputs, %d tangents"
+                      % (len(primals), len(names), len(tangents)))
+    out_node = [n for n in nodes_fx if n.op == "output"][0]
+    outs = list(out_node.args[0])
+    loss_fx = outs[0]
+    # phase: forward until the first operator that depends on the tangent
+    dep = {tangents[0].name}
+    first_bwd = None
+    for i, n in enumerate(nodes_fx):
+        if n.op == "call_function" and any(a.name in dep for a in n.all_input_nodes):
+            dep.add(n.name)
+            if first_bwd is None:
+                first_bwd = i
+    pos = {n.name: i for i, n in enumerate(nodes_fx)}
+
+    def phase(n):
+        return "bwd" if first_bwd is not None and pos[n.name] >= first_bwd else "fwd"
+
+    last_use = {}
+    for i, n in enumerate(nodes_fx):
+        for a in n.all_input_nodes:
+            last_use[a.name] = i
+
+    env = {}         # fx name -> runtime value
+    reads = {}       # fx name -> remat ids needed to evaluate it (ordered dict as set)
+    owner = {}       # fx name -> remat id owning its storage (tensor-valued nodes)
+    elem_owner = {}  # fx name of a multi-output node -> [remat id or None] per element
+    elem_reads = {}
+    out_nodes = []   # remat nodes in order
+    by_id = {}
+    folded_into_writer = set()
+    placeholder = {}
+    for n, name in zip(primals, names):
+        t = values[names.index(name)]
+        env[n.name] = t
+        placeholder[n.name] = name
+        owner[n.name] = name
+        reads[n.name] = {name: None}
+        size = storage_of(t)[1]
+        d = dict(id=name, op="input" if name.startswith("input") else "param", phase="input",
+                 size=size)
+        out_nodes.append(d)
+        by_id[name] = d
+    consts = {}  # fx get_attr name -> attribute
+    merged = {}  # remat id -> (fx name of a forward operator, indices of its outputs it holds)
+    extract1 = {}  # remat id -> (fx name of a backward operator, index of its output)
+    loss_id = None  # known once the loss node runs; the tangent reads it
+    tname = tangents[0].name
+    reads[tname] = {}  # the loss, once known
+    owner[tname] = None
+    env[tname] = None
+
+    def arg_reads(n):
+        r = {}
+        for a in n.all_input_nodes:
+            r.update(reads[a.name])
+        return r
+
+    def add_node(nid, n, op, size, cost, ins, workspace=0):
+        d = dict(id=nid, op=op, phase=phase(n), cost=cost, size=size)
+        if workspace:
+            d["workspace"] = workspace
+        d["inputs"] = [i for i in ins if i != nid]
+        out_nodes.append(d)
+        by_id[nid] = d
+        return d
+
+    def run(n):
+        args = torch.fx.node.map_arg(n.args, lambda a: env[a.name])
+        kwargs = torch.fx.node.map_arg(n.kwargs, lambda a: env[a.name])
+        t0 = time.perf_counter()
+        out = n.target(*args, **kwargs)
+        best = time.perf_counter() - t0
+        for _ in range(max(0, timing - 1)):
+            t0 = time.perf_counter()
+            n.target(*args, **kwargs)
+            best = min(best, time.perf_counter() - t0)
+        return args, out, best
+
+    def visit(n):
+        nonlocal loss_id
+        if n.target is operator.getitem:
+            src, k = n.args
+            env[n.name] = env[src.name][k]
+            ow = elem_owner[src.name][k]
+            if ow == "merge:" + n.name:
+                # a forward operator's further outputs, one node: it reads
+                # what its operator reads (not the operator's first output,
+                # so keeping a small saved statistic never means keeping a
+                # large activation alive) and costs the operator's run,
+                # which is what producing them again takes
+                ks = merged[n.name][1]
+                opd = by_id[src.name]
+                d = add_node(n.name, n, "getitem", sum(storage_of(env[src.name][x])[1] for x in ks),
+                             opd["cost"], list(opd["inputs"]))
+                if timing:
+                    d["time"] = opd.get("time", 0)
+                owner[n.name] = n.name
+                reads[n.name] = {n.name: None}
+            elif ow == "extract:" + n.name:
+                # a backward operator's further output: read from the
+                # operator's value, which holds all its outputs
+                add_node(n.name, n, "getitem", storage_of(env[n.name])[1], 0, [owner[src.name]])
+                if timing:
+                    by_id[n.name]["time"] = 0
+                extract1[n.name] = (src.name, k)
+                owner[n.name] = n.name
+                reads[n.name] = {n.name: None}
+            elif ow and ow.startswith("merge:"):
+                owner[n.name] = ow[6:]
+                reads[n.name] = {ow[6:]: None}
+            else:
+                owner[n.name] = ow
+                reads[n.name] = dict(elem_reads[src.name][k])
+            return
+        if tname in [a.name for a in n.all_input_nodes] and loss_id is None:
+            raise Refused("the loss gradient is read before the loss is computed")
+        arg_storage = {}
+        for a in n.all_input_nodes:
+            v = env[a.name]
+            if isinstance(v, torch.Tensor) and owner.get(a.name):
+                p, nb_ = storage_of(v)
+                if nb_:
+                    arg_storage[p] = owner[a.name]
+        opn = op_name(n.target)
+        base = n.args[0] if n.args and isinstance(n.args[0], torch.fx.Node) else None
+        if writes_first_arg(n.target) and base is not None:
+            if base.op == "placeholder" or base.name not in by_id or len(base.users) != 1:
+                if base.op != "placeholder":
+                    raise Refused("operator %s writes in place into '%s', which other operators "
+                                  "also read" % (n.target, base.name))
+            else:
+                # a fresh tensor filled in place by its only reader: the writer owns it
+                args, out, best = run(n)
+                env[n.name] = out
+                bd = by_id.pop(base.name)
+                out_nodes.remove(bd)
+                folded_into_writer.add(base.name)
+                r_in = {x: None for x in bd["inputs"]}
+                for a in n.all_input_nodes:
+                    if a.name == tname:
+                        r_in[loss_id] = None
+                    elif a.name != base.name:
+                        r_in.update(reads[a.name])
+                reads[base.name] = {n.name: None}
+                owner[base.name] = n.name
+                d = add_node(n.name, n, opn, bd["size"], bd["cost"] + flops(n.target, args, [out]),
+                             list(r_in))
+                if timing:
+                    d["time"] = bd.get("time", 0) + best
+                owner[n.name] = n.name
+                reads[n.name] = {n.name: None}
+                return
+        args, out, best = run(n)
+        env[n.name] = out
+        r_in = arg_reads(n)
+        if not isinstance(out, (tuple, list)):
+            if not isinstance(out, torch.Tensor):
+                raise Refused("operator %s returns %s, not a tensor" % (n.target, type(out).__name__))
+            p, nb_ = storage_of(out)
+            if nb_ and p in arg_storage:
+                owner[n.name] = arg_storage[p]
+                reads[n.name] = r_in  # an alias: evaluated again wherever it is read
+                return
+            d = add_node(n.name, n, opn, nb_, flops(n.target, args, [out]), list(r_in))
+            if timing:
+                d["time"] = best
+            owner[n.name] = n.name
+            reads[n.name] = {n.name: None}
+            if n is loss_fx:
+                d["phase"] = "loss"
+                loss_id = n.name
+                env[tname] = torch.ones_like(out)
+                reads[tname] = {loss_id: None}
+            return
+        # several outputs: the first one read stays with the operator (and
+        # those nothing reads); the further ones read are, for a forward
+        # operator, one node together (named after their first getitem),
+        # for a backward operator one node each
+        elems = list(out)
+        fwd_op = phase(n) == "fwd"
+        getitems = {}
+        for u in n.users:
+            if u.target is operator.getitem:
+                getitems.setdefault(u.args[1], []).append(u)
+        size, work, have_first = 0, 0, False
+        owners, ereads, seen = [], [], {}
+        for k, e in enumerate(elems):
+            if not isinstance(e, torch.Tensor):
+                owners.append(None)
+                ereads.append({})
+                continue
+            p, nb_ = storage_of(e)
+            if nb_ and p in arg_storage:
+                owners.append(arg_storage[p])
+                ereads.append(r_in)
+            elif nb_ and p in seen:
+                owners.append(owners[seen[p]])
+                ereads.append(ereads[seen[p]])
+            elif not have_first or k not in getitems:
+                seen[p] = k
+                size += nb_
+                owners.append(n.name)
+                ereads.append({n.name: None})
+                have_first = have_first or k in getitems
+            else:
+                seen[p] = k
+                work += nb_
+                owners.append("extract:" + getitems[k][0].name)
+                ereads.append({getitems[k][0].name: None})
+        if fwd_op:
+            ks = [k for k, o in enumerate(owners) if (o or "").startswith("extract:")]
+            if ks:
+                gid = min((getitems[k][0] for k in ks), key=lambda u: pos[u.name]).name
+                merged[gid] = (n.name, ks)
+                for k in ks:
+                    owners[k] = "merge:" + gid
+                    ereads[k] = {gid: None}
+        elem_owner[n.name] = owners
+        elem_reads[n.name] = ereads
+        if all(o != n.name and not (o or "").startswith(("extract:", "merge:")) for o in owners):
+            # every output aliases an argument (split, unbind): a view
+            owner[n.name] = None
+            reads[n.name] = r_in
+            return
+        d = add_node(n.name, n, opn, size, flops(n.target, args, elems), list(r_in), work)
+        if timing:
+            d["time"] = best
+        owner[n.name] = n.name
+        reads[n.name] = {n.name: None}
+
+    for i, n in enumerate(nodes_fx):
+        if n.op in ("placeholder", "output"):
+            continue
+        if n.op == "get_attr":
+            # a constant the trace captured (swin_t's relative position
+            # index): resident like a parameter
+            t = getattr(gm, n.target)
+            name = "const:" + n.target
+            env[n.name] = t
+            owner[n.name] = name
+            reads[n.name] = {name: None}
+            d = dict(id=name, op="param", phase="input", size=storage_of(t)[1])
+            out_nodes.insert(len(placeholder) + len(consts), d)
+            by_id[name] = d
+            consts[n.name] = n.target
+            continue
+        if n.op != "call_function":
+            raise Refused("unexpected %s node '%s' in the joint graph" % (n.op, n.name))
+        visit(n)
+        # the trace holds only values something still reads
+        for a in n.all_input_nodes:
+            if last_use.get(a.name) == i and a.op != "placeholder":
+                env.pop(a.name, None)
+    if loss_id is None:
+        raise Refused("the loss is an alias of another value; cannot place the loss node")
+    # every other reader of a backward operator also reads its getitem
+    # nodes: they are taken before the operator's value is used, so they
+    # live at least as long as it, and the outputs the operator's value
+    # holds are always counted
+    gets = {}
+    for g, (op, _) in extract1.items():
+        gets.setdefault(op, []).append(g)
+    for d in out_nodes:
+        for op in [i for i in d.get("inputs", []) if i in gets]:
+            if d["id"] not in gets[op]:
+                d["inputs"] += [g for g in gets[op] if g not in d["inputs"]]
+    j = Joint()
+    j.nodes = out_nodes
+    j.loss = loss_id
+    j.tangent = tname
+    j.placeholder = placeholder
+    j.consts = consts
+    j.merged = merged
+    j.extract1 = extract1
+    grads, outputs = {}, []
+    for o, name in zip(outs[1:], names):
+        if o is None:
+            continue
+        grads[name] = o.name
+        for r in reads[o.name]:
+            if r not in outputs:
+                outputs.append(r)
+    j.grads = grads
+    j.outputs = outputs
+    j.folded = folded_into_writer
+    return j
+
+
+def kept_for_backward(nodes):
+    """Bytes of forward values (not inputs) that some backward node reads:
+    what the graph keeps between the passes without recomputation."""
+    by_id = {d["id"]: d for d in nodes}
+    kept = set()
+    for d in nodes:
+        if d["phase"] == "bwd":
+            for i in d["inputs"]:
+                if by_id[i]["phase"] == "fwd":
+                    kept.add(i)
+    return sum(by_id[i]["size"] for i in kept)
+
+
+def autograd_saved_bytes(model, example):
+    """Bytes autograd saves for backward in an eager step of the same model
+    and loss (unique storages; parameters, buffers and inputs excluded),
+    measured with torch.autograd.graph.saved_tensors_hooks."""
+    skip = {storage_of(t)[0] for t in primal_values(model, example)}
+    seen = {}
+
+    def pack(t):
+        p, nb_ = storage_of(t)
+        if p not in skip:
+            seen[p] = max(seen.get(p, 0), nb_)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = loss_of(model(*example))
+    loss.backward()
+    model.zero_grad(set_to_none=True)
+    return sum(seen.values())

@@ -1,0 +1,20 @@
+/* torch_replay.h — the torch replay backend (tools/replay_torch.py): a plan
+ * run with the model's own operators, for graphs whose exporter recorded a
+ * recipe. The tool is found through $REMAT_TOOLS (a directory) or beside the
+ * build, at <dir of remat>/../tools/; the interpreter is $REMAT_PYTHON or
+ * Debian's /usr/bin/python3 (the one with python3-torch). */
+#ifndef REMAT_TORCH_REPLAY_H
+#define REMAT_TORCH_REPLAY_H
+
+#include <stddef.h>
+
+/* Path of replay_torch.py into tool (n bytes); -1 with msg when absent. */
+int torch_replay_locate(char *tool, size_t n, char *msg, size_t mn);
+
+/* Run the tool on graph and plan files, writing the remat-replay document
+ * to out. log: a file for its stdout and stderr, or NULL to leave them on
+ * ours. Returns its exit status (127: the interpreter could not be run). */
+int torch_replay_run(const char *tool, const char *graph, const char *plan, const char *out,
+                     const char *log);
+
+#endif
