@@ -26,7 +26,10 @@ void fit_result_done(FitResult *r)
 static int try_b(const Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t memory,
                  double max_overhead, int b, Plan *out, Progress *p, Err *e)
 {
-    Graph *gb = graph_scaled(g, b);
+    /* a multiplier whose figures leave the graph limits cannot fit either */
+    Graph *gb = graph_scaled(g, b, NULL);
+    if (!gb)
+        return 0;
     if (graph_min_peak(gb, NULL) > memory) {
         graph_free(gb);
         return 0;
@@ -59,7 +62,7 @@ int fit_batch(const Graph *g, const SolverClass *cls, const SolverOpts *opts, in
     fit_result_init(out);
     /* without recomputation the curve is params + b * (the rest), and the
      * peak step does not move with b: one simulation answers it */
-    Graph *g1 = graph_scaled(g, 1);
+    Graph *g1 = graph_clone(g);
     int64_t peak1, params = 0;
     double c1;
     sim_baseline(g1, &peak1, &c1);

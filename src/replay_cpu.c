@@ -300,9 +300,9 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
     if ((rc = json_get_str(root, "backend", "", &backend, fname, "$", e)) ||
         (rc = json_get_str(root, "device", "", &device, fname, "$", e)) ||
         (rc = json_get_cost(root, "scale", 1, &r->scale, fname, "$", e)) ||
-        (rc = json_get_size(root, "measured_peak", 0, &r->measured_peak, fname, "$", e)) ||
-        (rc = json_get_size(root, "simulated_peak", 0, &r->simulated_peak, fname, "$", e)) ||
-        (rc = json_get_size(root, "rss_peak", 0, &r->rss_peak, fname, "$", e)))
+        (rc = json_get_int(root, "measured_peak", 0, INT64_MAX, &r->measured_peak, fname, "$", e)) ||
+        (rc = json_get_int(root, "simulated_peak", 0, INT64_MAX, &r->simulated_peak, fname, "$", e)) ||
+        (rc = json_get_int(root, "rss_peak", 0, INT64_MAX, &r->rss_peak, fname, "$", e)))
         goto out;
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     snprintf(r->device, sizeof r->device, "%s", device);
@@ -323,9 +323,9 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
             rc = err_set(e, ERR_INVALID, "%s: %s: expected an object", fname, path);
             goto out;
         }
-        if ((rc = json_get_size(st, "simulated", 0, &r->steps[t].simulated, fname, path, e)) ||
-            (rc = json_get_size(st, "measured", 0, &r->steps[t].measured, fname, path, e)) ||
-            (rc = json_get_size(st, "rss", 0, &r->steps[t].rss, fname, path, e)) ||
+        if ((rc = json_get_int(st, "simulated", 0, INT64_MAX, &r->steps[t].simulated, fname, path, e)) ||
+            (rc = json_get_int(st, "measured", 0, INT64_MAX, &r->steps[t].measured, fname, path, e)) ||
+            (rc = json_get_int(st, "rss", 0, INT64_MAX, &r->steps[t].rss, fname, path, e)) ||
             (rc = json_get_cost(st, "time_s", 0, &r->steps[t].time_s, fname, path, e)))
             goto out;
         t++;

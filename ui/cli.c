@@ -751,7 +751,7 @@ static int cmd_fit(Args *a)
         printf("%-9s largest multiplier %d (peak %s, overhead %+.1f%%)%s\n", cls->name, r.b_remat, m3,
                100 * r.overhead_remat, r.b_remat > r.b_plain ? "" : " (no gain over noremat)");
         if (a->out) {
-            Graph *gb = graph_scaled(g, r.b_remat);
+            Graph *gb = graph_scaled(g, r.b_remat, NULL); /* fit_batch planned on it */
             char *json = plan_to_json(&r.plan, gb, NULL);
             Err we;
             if (file_write_all(a->out, json, strlen(json), &we))

@@ -98,7 +98,7 @@ void graph_view_tick(Tui *t)
     }
     if (t->view == VIEW_GRAPH && !v->running && !v->have && !v->failed) {
         graph_free(v->g);
-        v->g = graph_scaled(t->s->g, 1);
+        v->g = graph_clone(t->s->g);
         if (bg_start(&v->bg, layout_work, v) == 0)
             v->running = 1;
         else {
