@@ -17,6 +17,7 @@
 #include "src/fileio.h"
 #include "src/graph_io.h"
 #include "src/json_util.h"
+#include "src/numparse.h"
 #include "src/xalloc.h"
 
 /* cgraph reports errors through a global callback; serialise loads so two
@@ -77,8 +78,14 @@ static void dot_syntax_error(const char *text, const char *fname, Err *e)
                 col = (int)(hit - ls) + 1;
         }
     }
+    /* the reason, when it is not the usual one: "memory exhausted" */
+    char why[64] = "";
+    const char *r = strstr(dot_errbuf, "Error: ");
+    const char *rend = r ? strstr(r, " in line") : NULL;
+    if (r && rend && rend - r - 7 < (long)sizeof why - 3 && strncmp(r + 7, "syntax error", 12) != 0)
+        snprintf(why, sizeof why, ": %.*s", (int)(rend - r - 7), r + 7);
     if (line > 0)
-        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT%s%s%s", fname, line, col,
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT%s%s%s%s", fname, line, col, why,
                 near[0] ? " near '" : "", near, near[0] ? "'" : "");
     else
         err_set(e, ERR_PARSE, "%s:1:1: invalid DOT: %s", fname,
@@ -115,28 +122,10 @@ static const char *unesc(const char *s, int slot)
     return buf[slot];
 }
 
-static int parse_i64(const char *s, int64_t *out)
+static int edge_seq_cmp(const void *a, const void *b)
 {
-    char *end;
-    double d = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (end == s || *end || !isfinite(d) || d != floor(d) || d < 0 || d > 9007199254740992.0)
-        return -1;
-    *out = (int64_t)d;
-    return 0;
-}
-
-static int parse_num(const char *s, double *out)
-{
-    char *end;
-    double d = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (end == s || *end || !isfinite(d) || d < 0)
-        return -1;
-    *out = d;
-    return 0;
+    uint64_t x = AGSEQ(*(Agedge_t *const *)a), y = AGSEQ(*(Agedge_t *const *)b);
+    return x < y ? -1 : x > y;
 }
 
 static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
@@ -151,14 +140,14 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         int phase = PHASE_FWD;
         if ((v = attr(an, "phase")) && (phase = phase_parse(v)) < 0)
             return err_set(e, ERR_INVALID, "%s: %s: unknown phase '%s'", fname, where, v);
-        if ((v = attr(an, "size")) && parse_i64(v, &size))
+        if ((v = attr(an, "size")) && num_parse_int(v, GRAPH_SIZE_MAX, &size))
             return err_set(e, ERR_INVALID, "%s: %s: size '%s' is not an integer in 0..2^53", fname,
                            where, v);
-        if ((v = attr(an, "workspace")) && parse_i64(v, &ws))
+        if ((v = attr(an, "workspace")) && num_parse_int(v, GRAPH_SIZE_MAX, &ws))
             return err_set(e, ERR_INVALID, "%s: %s: workspace '%s' is not an integer in 0..2^53",
                            fname, where, v);
-        if ((v = attr(an, "cost")) && parse_num(v, &cost))
-            return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a finite non-negative number",
+        if ((v = attr(an, "cost")) && num_parse_real(v, GRAPH_COST_MAX, &cost))
+            return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a decimal number in 0..1e300",
                            fname, where, v);
         const char *op = unesc(attr(an, "op"), 1);
         if (!op)
@@ -180,15 +169,7 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         for (Agedge_t *ae = agfstout(ag, an); ae; ae = agnxtout(ag, ae))
             if (k < m)
                 edges[k++] = ae;
-    for (int i = 1; i < k; i++) { /* insertion sort by seq: edges are few per file */
-        Agedge_t *x = edges[i];
-        int j = i - 1;
-        while (j >= 0 && AGSEQ(edges[j]) > AGSEQ(x)) {
-            edges[j + 1] = edges[j];
-            j--;
-        }
-        edges[j + 1] = x;
-    }
+    qsort(edges, (size_t)k, sizeof *edges, edge_seq_cmp);
     for (int i = 0; i < k; i++) {
         int v = graph_find(g, unesc(agnameof(aghead(edges[i])), 0));
         graph_add_input_name(g, v, unesc(agnameof(agtail(edges[i])), 1));
@@ -197,12 +178,20 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
     return ERR_OK;
 }
 
+/* cgraph's parser runs out of stack a few thousand braces deep and then
+ * drops what it had read; nothing real nests a tenth as deep. */
+#ifndef DOT_DEPTH_MAX
+#define DOT_DEPTH_MAX 1000
+#endif
+
 /* Offset just past the '}' that closes the first graph body, skipping
  * strings, HTML labels and comments; 0 when there is none (cgraph then
- * reports the syntax error). */
-static size_t dot_body_end(const char *t, size_t len)
+ * reports the syntax error). *deep is the offset of the first '{' nested
+ * past DOT_DEPTH_MAX, or 0. */
+static size_t dot_body_end(const char *t, size_t len, size_t *deep)
 {
     int depth = 0;
+    *deep = 0;
     for (size_t i = 0; i < len; i++) {
         char c = t[i];
         if (c == '"') {
@@ -225,7 +214,8 @@ static size_t dot_body_end(const char *t, size_t len)
             while (i < len && t[i] != '\n')
                 i++;
         } else if (c == '{') {
-            depth++;
+            if (++depth > DOT_DEPTH_MAX && !*deep)
+                *deep = i;
         } else if (c == '}' && --depth == 0) {
             return i + 1;
         }
@@ -259,7 +249,14 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
 {
     if (text_check_utf8(text, len, fname, e))
         return NULL;
-    size_t end = dot_body_end(text, len), extra = end ? dot_trailing(text, end, len) : 0;
+    size_t deep, end = dot_body_end(text, len, &deep), extra = end ? dot_trailing(text, end, len) : 0;
+    if (deep) {
+        int line, col;
+        text_line_col(text, deep, &line, &col);
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT: braces nested more than %d deep", fname, line,
+                col, DOT_DEPTH_MAX);
+        return NULL;
+    }
     if (extra) {
         /* cgraph would silently ignore it and, worse, keep it for the next
          * parse; a second graph or stray text is an error */
@@ -277,6 +274,13 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     Graph *g = NULL;
     if (!ag) {
         dot_syntax_error(text, fname, e);
+        goto out;
+    }
+    if (dot_errbuf[0]) {
+        /* cgraph reported an error (its parser out of memory, say) and
+         * still returned what it had read so far: not the whole file */
+        dot_syntax_error(text, fname, e);
+        dot_lexer_reset();
         goto out;
     }
     dot_lexer_reset();

@@ -287,6 +287,18 @@ static void max_text(int64_t max, char *buf, size_t n)
         snprintf(buf, n, "%lld", (long long)max);
 }
 
+int json_item_int(const cJSON *it, int64_t *out)
+{
+    double d = it->valuedouble;
+    if (!cJSON_IsNumber(it) || !isfinite(d) || d != floor(d))
+        return -1;
+    if (it->valuestring)
+        return literal_int(it->valuestring, out);
+    /* a plain literal of at most 15 digits: the double is exact */
+    *out = (int64_t)d;
+    return 0;
+}
+
 int json_get_int(const cJSON *obj, const char *key, int64_t def, int64_t max, int64_t *out,
                  const char *fname, const char *path, Err *e)
 {
@@ -302,21 +314,15 @@ int json_get_int(const cJSON *obj, const char *key, int64_t def, int64_t max, in
     max_text(max, mx, sizeof mx);
     if (!isfinite(d) || d != floor(d))
         return err_set(e, ERR_INVALID, "%s: %s.%s: expected an integer, got %g", fname, path, key, d);
-    int64_t v;
-    int st;
-    if (it->valuestring) {
+    if (it->valuestring)
         snprintf(lit, sizeof lit, "%.32s%s", it->valuestring, strlen(it->valuestring) > 32 ? "..." : "");
-        st = literal_int(it->valuestring, &v);
-    } else {
-        /* a plain literal of at most 15 digits: the double is exact */
+    else
         snprintf(lit, sizeof lit, "%.0f", d);
-        st = fabs(d) < 9.2e18 ? (v = (int64_t)d, 0) : 1;
-    }
+    int64_t v = 0;
+    int st = json_item_int(it, &v);
     if (st < 0)
         return err_set(e, ERR_INVALID, "%s: %s.%s: expected an integer, got %s", fname, path, key, lit);
-    if (st == 0 && v < 0)
-        return err_set(e, ERR_INVALID, "%s: %s.%s: negative value %s", fname, path, key, lit);
-    if (st > 0 && d < 0)
+    if ((st == 0 && v < 0) || (st > 0 && d < 0))
         return err_set(e, ERR_INVALID, "%s: %s.%s: negative value %s", fname, path, key, lit);
     if (st > 0 || v > max)
         return err_set(e, ERR_INVALID, "%s: %s.%s: value %s exceeds %s", fname, path, key, lit, mx);

@@ -32,6 +32,10 @@ cJSON *json_num(double v);
  * type, fraction, negative or above max: ERR_INVALID naming path. */
 int json_get_int(const cJSON *obj, const char *key, int64_t def, int64_t max, int64_t *out,
                  const char *fname, const char *path, Err *e);
+/* The exact integer a number item (from json_parse) is written as: 0 and
+ * *out; -1 when it is not a number or not an integer; 1 when it is an
+ * integer beyond int64. */
+int json_item_int(const cJSON *it, int64_t *out);
 /* json_get_int with max JSON_EXACT_MAX: sizes and workspaces. */
 int json_get_size(const cJSON *obj, const char *key, int64_t def, int64_t *out,
                   const char *fname, const char *path, Err *e);
