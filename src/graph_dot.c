@@ -128,9 +128,23 @@ static int edge_seq_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A node attribute by its symbol, looked up once per file rather than by
+ * name for every node (cgraph's name lookups dominated large files). */
+static const char *nattr(Agnode_t *an, Agsym_t *sym)
+{
+    if (!sym)
+        return NULL;
+    char *v = agxget(an, sym);
+    return v && *v ? v : NULL;
+}
+
 static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
 {
     char where[300];
+    Agsym_t *s_phase = agattr(ag, AGNODE, "phase", NULL), *s_size = agattr(ag, AGNODE, "size", NULL),
+            *s_ws = agattr(ag, AGNODE, "workspace", NULL), *s_cost = agattr(ag, AGNODE, "cost", NULL),
+            *s_op = agattr(ag, AGNODE, "op", NULL), *s_grad = agattr(ag, AGNODE, "grad_of", NULL),
+            *s_out = agattr(ag, AGNODE, "output", NULL);
     for (Agnode_t *an = agfstnode(ag); an; an = agnxtnode(ag, an)) {
         const char *id = unesc(agnameof(an), 0);
         snprintf(where, sizeof where, "node '%s'", id);
@@ -138,27 +152,27 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         double cost = 1;
         const char *v;
         int phase = PHASE_FWD;
-        if ((v = attr(an, "phase")) && (phase = phase_parse(v)) < 0)
+        if ((v = nattr(an, s_phase)) && (phase = phase_parse(v)) < 0)
             return err_set(e, ERR_INVALID, "%s: %s: unknown phase '%s'", fname, where, v);
-        if ((v = attr(an, "size")) && num_parse_int(v, GRAPH_SIZE_MAX, &size))
+        if ((v = nattr(an, s_size)) && num_parse_int(v, GRAPH_SIZE_MAX, &size))
             return err_set(e, ERR_INVALID, "%s: %s: size '%s' is not an integer in 0..2^53", fname,
                            where, v);
-        if ((v = attr(an, "workspace")) && num_parse_int(v, GRAPH_SIZE_MAX, &ws))
+        if ((v = nattr(an, s_ws)) && num_parse_int(v, GRAPH_SIZE_MAX, &ws))
             return err_set(e, ERR_INVALID, "%s: %s: workspace '%s' is not an integer in 0..2^53",
                            fname, where, v);
-        if ((v = attr(an, "cost")) && num_parse_real(v, GRAPH_COST_MAX, &cost))
+        if ((v = nattr(an, s_cost)) && num_parse_real(v, GRAPH_COST_MAX, &cost))
             return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a decimal number in 0..1e300",
                            fname, where, v);
-        const char *op = unesc(attr(an, "op"), 1);
+        const char *op = unesc(nattr(an, s_op), 1);
         if (!op)
             op = phase == PHASE_INPUT ? "input" : "op";
         Err ne;
         err_clear(&ne);
         if (graph_add_node(g, id, op, (Phase)phase, size, cost, ws, where, &ne) < 0)
             return err_set(e, ne.code, "%s: %s", fname, ne.msg);
-        if ((v = attr(an, "grad_of")))
+        if ((v = nattr(an, s_grad)))
             graph_set_grad_of_name(g, g->n - 1, unesc(v, 1));
-        if ((v = attr(an, "output")) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
+        if ((v = nattr(an, s_out)) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
             graph_add_output_name(g, id);
     }
     /* edges in the order they were written: walk every node's out-edges and
