@@ -119,6 +119,23 @@ static double calibrate(void)
     return dt > 0 ? 2e6 / dt : 1e9;
 }
 
+int replay_scale_check(const Graph *g, int64_t peak, double scale, Err *e)
+{
+    /* whole-number scales are exact; below 1 each buffer is rounded to a
+     * whole byte, half a byte per live value at most, which must stay
+     * under 1 % of the scaled peak even if every value were live */
+    if (scale >= 1 || peak <= 0)
+        return ERR_OK;
+    double need = 50.0 * g->n / (double)peak;
+    if (scale >= need)
+        return ERR_OK;
+    return err_set(e, ERR_USAGE,
+                   "--scale %g is too small for this plan: buffers are rounded to whole bytes, which "
+                   "at this scale could move the measured peak by more than 1%% (scaled peak %.3g "
+                   "bytes); use --scale %.3g or more",
+                   scale, (double)peak * scale, need < 1 ? need : 1.0);
+}
+
 int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, Replay *out,
                Err *e)
 {
@@ -135,6 +152,10 @@ int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, 
     /* whole-number scales keep "allocated bytes / scale" exact */
     if (scale >= 1)
         scale = floor(scale);
+    if ((rc = replay_scale_check(g, s.peak, scale, e))) {
+        sim_done(&s);
+        return rc;
+    }
     snprintf(out->backend, sizeof out->backend, "cpu");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(out->device, sizeof out->device, "cpu (%ld cores), buffers >= 64 KiB via mmap", ncpu);
