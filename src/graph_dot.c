@@ -358,7 +358,7 @@ static void put_quoted(Buf *b, const char *s)
     put(b, "\"");
 }
 
-char *graph_to_dot(const Graph *g)
+char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail)
 {
     Buf b = {xmalloc(4096), 0, 4096};
     b.s[0] = '\0';
@@ -371,6 +371,8 @@ char *graph_to_dot(const Graph *g)
     put(&b, ";\n  size_unit=");
     put_quoted(&b, g->size_unit);
     put(&b, ";\n");
+    if (head)
+        put(&b, "%s", head);
     char num[40];
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
@@ -390,6 +392,8 @@ char *graph_to_dot(const Graph *g)
         }
         if (g->outputs_explicit && g->is_output[v])
             put(&b, " output=1");
+        if (node_extra && node_extra[v])
+            put(&b, " %s", node_extra[v]);
         put(&b, "];\n");
     }
     for (int v = 0; v < g->n; v++)
@@ -400,6 +404,21 @@ char *graph_to_dot(const Graph *g)
             put_quoted(&b, g->nodes[v].id);
             put(&b, ";\n");
         }
+    if (tail)
+        put(&b, "%s", tail);
     put(&b, "}\n");
+    return b.s;
+}
+
+char *graph_to_dot(const Graph *g)
+{
+    return graph_to_dot_ex(g, NULL, NULL, NULL);
+}
+
+char *dot_quote(const char *s)
+{
+    Buf b = {xmalloc(64), 0, 64};
+    b.s[0] = '\0';
+    put_quoted(&b, s);
     return b.s;
 }
