@@ -29,7 +29,7 @@ endif
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 O_CUDA  ?= $(if $(NVCC),1,0)
 
-CORE_SRC := $(wildcard src/*.c solvers/*.c render/*.c)
+CORE_SRC := $(wildcard src/*.c solvers/*.c solvers/*/*.c render/*.c)
 UI_SRC   := $(wildcard ui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)

@@ -38,7 +38,7 @@ typedef struct {
     int64_t size;
     int cheap, next, node;
     unsigned ver;
-} Cand;
+} Evict;
 
 /* Working state of one run. */
 typedef struct {
@@ -53,7 +53,7 @@ typedef struct {
     unsigned *ver;
     int64_t cur;              /* model memory between steps */
     int track;                /* keep the heap (a budget was given) */
-    Cand *heap;
+    Evict *heap;
     int nheap, capheap;
 } Run;
 
@@ -72,7 +72,7 @@ static int is_input(const Graph *g, int v)
  * pop skips stale entries; an eviction is O(log n) instead of a scan of
  * every held value. */
 
-static int cand_less(const Cand *a, const Cand *b)
+static int evict_less(const Evict *a, const Evict *b)
 {
     if (a->size != b->size)
         return a->size < b->size;
@@ -83,30 +83,30 @@ static int cand_less(const Cand *a, const Cand *b)
     return a->node > b->node;
 }
 
-static void heap_up(Cand *h, int i)
+static void heap_up(Evict *h, int i)
 {
     while (i > 0) {
         int p = (i - 1) / 2;
-        if (!cand_less(&h[p], &h[i]))
+        if (!evict_less(&h[p], &h[i]))
             break;
-        Cand t = h[p];
+        Evict t = h[p];
         h[p] = h[i];
         h[i] = t;
         i = p;
     }
 }
 
-static void heap_down(Cand *h, int n, int i)
+static void heap_down(Evict *h, int n, int i)
 {
     for (;;) {
         int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && cand_less(&h[m], &h[l]))
+        if (l < n && evict_less(&h[m], &h[l]))
             m = l;
-        if (r < n && cand_less(&h[m], &h[r]))
+        if (r < n && evict_less(&h[m], &h[r]))
             m = r;
         if (m == i)
             return;
-        Cand t = h[m];
+        Evict t = h[m];
         h[m] = h[i];
         h[i] = t;
         i = m;
@@ -119,7 +119,7 @@ static int candidate(const Run *r, int v)
     return r->present[v] && !r->pin[v] && !is_input(g, v) && !g->is_output[v] && g->nodes[v].size > 0;
 }
 
-static int entry_valid(const Run *r, const Cand *c)
+static int entry_valid(const Run *r, const Evict *c)
 {
     return c->ver == r->ver[c->node] && candidate(r, c->node);
 }
@@ -132,7 +132,7 @@ static int next_use(const Run *r, int v)
     return k < st->reader_off[v + 1] ? st->reader_pos[k] : st->T + 1;
 }
 
-static void heap_push_raw(Run *r, Cand c)
+static void heap_push_raw(Run *r, Evict c)
 {
     xgrow((void **)&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap);
     r->heap[r->nheap] = c;
@@ -156,7 +156,7 @@ static void touch(Run *r, int v)
         for (int i = m / 2 - 1; i >= 0; i--)
             heap_down(r->heap, m, i);
     }
-    heap_push_raw(r, (Cand){r->g->nodes[v].size, r->missing[v] == 0, next_use(r, v), v, r->ver[v]});
+    heap_push_raw(r, (Evict){r->g->nodes[v].size, r->missing[v] == 0, next_use(r, v), v, r->ver[v]});
 }
 
 /* A held value appeared or vanished: its readers' "cheap" may flip. */
@@ -203,7 +203,7 @@ static void make_room(Run *r, int x, int64_t budget)
     const Graph *g = r->g;
     int64_t want = g->nodes[x].size + g->nodes[x].workspace;
     while (r->cur + want > budget && r->nheap) {
-        Cand c = r->heap[0];
+        Evict c = r->heap[0];
         r->heap[0] = r->heap[--r->nheap];
         heap_down(r->heap, r->nheap, 0);
         if (entry_valid(r, &c))

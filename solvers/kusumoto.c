@@ -33,7 +33,7 @@ typedef struct {
     int64_t dp_peak;    /* model peak */
     int64_t peak;       /* simulated */
     double cost;
-} Cand;
+} KusCand;
 
 typedef struct {
     KusFamily *f;
@@ -46,7 +46,7 @@ typedef struct {
     int memory;         /* strategy=memory */
     double unit;        /* cost bucket */
     long front_max;
-    Cand *cand;
+    KusCand *cand;
     int ncand, capc;
     int have_front;
     int last;           /* candidate of the last solve, for describe */
@@ -140,7 +140,7 @@ static void add_cand(const Solver *s, const KusFamily *f, int *chain, int k, Err
             free(chain);
             return;
         }
-    Cand cd = {.fam = f, .chain = chain, .k = k};
+    KusCand cd = {.fam = f, .chain = chain, .k = k};
     kus_chain_model(f, chain, k, st->unit, &cd.tb, &cd.dp_peak);
     Plan pl;
     plan_init(&pl);
@@ -243,14 +243,14 @@ static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     }
     int best = -1, bfits = 0;
     for (int c = 0; c < st->ncand; c++) {
-        const Cand *x = &st->cand[c];
+        const KusCand *x = &st->cand[c];
         int fits = budget == PLAN_NO_BUDGET || x->peak <= budget;
         if (best < 0) {
             best = c;
             bfits = fits;
             continue;
         }
-        const Cand *b = &st->cand[best];
+        const KusCand *b = &st->cand[best];
         int better;
         if (st->memory)
             better = x->peak < b->peak || (x->peak == b->peak && x->cost < b->cost);
@@ -285,7 +285,7 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const Kus *st = s->state;
     if (st->last < 0)
         return ERR_OK;
-    const Cand *c = &st->cand[st->last];
+    const KusCand *c = &st->cand[st->last];
     int *blk = xmallocarray((size_t)s->g->n, sizeof *blk);
     Plan tmp;
     plan_init(&tmp);

@@ -6,6 +6,7 @@
 #include "src/solver.h"
 
 #define SOLVERS(X) \
+    X(auto) \
     X(noremat) \
     X(chen) \
     X(greedy) \

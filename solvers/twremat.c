@@ -57,7 +57,7 @@ typedef struct {
     double cost;
     int T;
     int *steps;         /* NULL when T > KEEP_STEPS: rebuilt on demand */
-} Cand;
+} TwCand;
 
 typedef struct {
     int m;              /* non-input nodes = vertices */
@@ -71,7 +71,7 @@ typedef struct {
     int *rank;          /* node -> position in the graph's topological order */
     long long kopt;     /* 0: auto */
     long long max_steps;
-    Cand *cand;
+    TwCand *cand;
     int ncand, ndone;   /* candidates listed / generated so far */
     int chosen;         /* index into cand of the last solve, -1 none */
 } TW;
@@ -434,7 +434,7 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
     for (int i = 0; i < st->ndone; i++)
         stopped |= st->cand[i].too_long;
     for (; st->ndone < st->ncand; st->ndone++) {
-        Cand *c = &st->cand[st->ndone];
+        TwCand *c = &st->cand[st->ndone];
         if (stopped) {
             c->too_long = 1;    /* a smaller k than one already too long */
             continue;
@@ -476,7 +476,7 @@ static int tw_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         return rc;
     int best = -1, bfits = 0;
     for (int i = 0; i < st->ncand; i++) {
-        const Cand *c = &st->cand[i];
+        const TwCand *c = &st->cand[i];
         if (c->too_long)
             continue;
         int fits = budget != PLAN_NO_BUDGET && c->peak <= budget;
@@ -503,7 +503,7 @@ static int tw_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
                        st->cand[0].k, st->max_steps);
     st->chosen = best;
     plan_reset(out);
-    const Cand *c = &st->cand[best];
+    const TwCand *c = &st->cand[best];
     if (c->steps) {
         for (int t = 0; t < c->T; t++)
             plan_push(out, c->steps[t]);

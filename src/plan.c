@@ -24,6 +24,7 @@ void plan_done(Plan *p)
 {
     free(p->graph);
     free(p->solver);
+    free(p->origin);
     free(p->steps);
     plan_init(p);
 }
@@ -31,6 +32,7 @@ void plan_done(Plan *p)
 void plan_reset(Plan *p)
 {
     p->T = 0;
+    plan_set_origin(p, NULL);
     p->peak = p->baseline_peak = -1;
     p->cost = p->baseline_cost = -1;
     p->peak_step = -1;
@@ -55,12 +57,19 @@ void plan_set_names(Plan *p, const char *graph, const char *solver)
     }
 }
 
+void plan_set_origin(Plan *p, const char *origin)
+{
+    free(p->origin);
+    p->origin = origin ? xstrdup(origin) : NULL;
+}
+
 void plan_copy(Plan *dst, const Plan *src)
 {
     plan_done(dst);
     *dst = *src;
     dst->graph = src->graph ? xstrdup(src->graph) : NULL;
     dst->solver = src->solver ? xstrdup(src->solver) : NULL;
+    dst->origin = src->origin ? xstrdup(src->origin) : NULL;
     dst->cap = src->T;
     dst->steps = xmallocarray((size_t)src->T + 1, sizeof *dst->steps);
     if (src->T)

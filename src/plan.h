@@ -19,6 +19,8 @@
 typedef struct Plan {
     char *graph;            /* graph name; owned */
     char *solver;           /* solver name; owned */
+    char *origin;           /* the solver whose schedule this is when not `solver`
+                             * (a portfolio's winner); owned, NULL otherwise */
     int64_t budget;         /* PLAN_NO_BUDGET when none */
     int *steps;             /* node indices, T of them */
     int T, cap;
@@ -36,6 +38,8 @@ void plan_done(Plan *p);
 void plan_reset(Plan *p);                       /* drop steps, keep names */
 void plan_push(Plan *p, int node);
 void plan_set_names(Plan *p, const char *graph, const char *solver);
+/* Set (copy) or clear (NULL) origin. */
+void plan_set_origin(Plan *p, const char *origin);
 void plan_copy(Plan *dst, const Plan *src);     /* dst is overwritten */
 /* Exchange the schedules of a and b, leaving names, budget and figures:
  * how a solver keeps its best trial without losing what solver_plan set. */

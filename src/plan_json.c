@@ -15,6 +15,8 @@ char *plan_to_json(const Plan *p, const Graph *g, cJSON *extra)
     cJSON_AddItemToObject(root, "version", json_int(1));
     cJSON_AddStringToObject(root, "graph", p->graph ? p->graph : g->name);
     cJSON_AddStringToObject(root, "solver", p->solver ? p->solver : "");
+    if (p->origin)
+        cJSON_AddStringToObject(root, "origin", p->origin);
     if (p->budget == PLAN_NO_BUDGET)
         cJSON_AddNullToObject(root, "budget");
     else

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include "src/xalloc.h"
 
 void progress_init(Progress *p)
@@ -79,12 +82,70 @@ Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opt
     return solver_new_cancellable(cls, g, opts, NULL, e);
 }
 
+static int is_rule_key(const char *k)
+{
+    return strcmp(k, "pin") == 0 || strcmp(k, "force") == 0;
+}
+
+/* Fill rule[] from one pin=/force= list: comma-separated node ids. */
+static int parse_rules(const Graph *g, const char *key, const char *list, unsigned char *rule,
+                       Err *e)
+{
+    int want = strcmp(key, "pin") == 0 ? NODE_PIN : NODE_FORCE;
+    const char *p = list;
+    while (*p) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char id[512];
+        if (len == 0 || len >= sizeof id)
+            return err_set(e, ERR_USAGE, "option %s=%s: expected node ids separated by commas", key,
+                           list);
+        memcpy(id, p, len);
+        id[len] = '\0';
+        int v = graph_find(g, id);
+        if (v < 0)
+            return err_set(e, ERR_USAGE, "option %s: no node '%s' in the graph", key, id);
+        if (g->nodes[v].phase == PHASE_INPUT)
+            return err_set(e, ERR_USAGE, "option %s: '%s' is an input: it never runs", key, id);
+        if (rule[v] && rule[v] != want)
+            return err_set(e, ERR_USAGE, "node '%s' is both pinned and forced", id);
+        rule[v] = (unsigned char)want;
+        p += len + (c ? 1 : 0);
+    }
+    return ERR_OK;
+}
+
+static unsigned char *rules_from_opts(const SolverClass *cls, const Graph *g, const SolverOpts *opts,
+                                      Err *e, int *rc)
+{
+    *rc = ERR_OK;
+    unsigned char *rule = NULL;
+    for (int i = 0; opts && i < opts->n && !*rc; i++) {
+        if (!is_rule_key(opts->key[i]) || !opts->val[i][0])
+            continue;
+        if (!(cls->caps & SOLVER_CONSTRAINTS)) {
+            *rc = err_set(e, ERR_UNSUPPORTED,
+                          "%s cannot honour pin/force: it chooses recomputations by its own rule "
+                          "(fastsa, checkmate and auto can)", cls->name);
+            break;
+        }
+        if (!rule)
+            rule = xcalloc((size_t)g->n + 1, 1);
+        *rc = parse_rules(g, opts->key[i], opts->val[i], rule, e);
+    }
+    if (*rc) {
+        free(rule);
+        return NULL;
+    }
+    return rule;
+}
+
 Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const SolverOpts *opts,
                                Progress *prog, Err *e)
 {
     if (opts)
         for (int i = 0; i < opts->n; i++)
-            if (!find_param(cls, opts->key[i])) {
+            if (!find_param(cls, opts->key[i]) && !is_rule_key(opts->key[i])) {
                 char known[256] = "";
                 size_t u = 0;
                 for (const SolverParam *p = cls->params; p && p->name && u < sizeof known - 40; p++)
@@ -94,9 +155,15 @@ Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const Sol
                         opts->key[i], u ? known : "none");
                 return NULL;
             }
+    int rrc;
+    unsigned char *rule = rules_from_opts(cls, g, opts, e, &rrc);
+    if (rrc)
+        return NULL;
     Solver *s = xcalloc(1, sizeof *s);
     s->cls = cls;
     s->g = g;
+    s->rule = rule;
+    cands_init(&s->cands);
     solver_opts_init(&s->opts);
     if (opts)
         for (int i = 0; i < opts->n; i++)
@@ -122,7 +189,84 @@ void solver_free(Solver *s)
     if (s->cls->release)
         s->cls->release(s);
     solver_opts_done(&s->opts);
+    free(s->rule);
+    cands_done(&s->cands);
     free(s);
+}
+
+double solver_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *deadline_watch(void *arg)
+{
+    Deadline *d = arg;
+    const struct timespec tick = {0, 2000000};
+    while (!atomic_load(&d->stop)) {
+        if (progress_cancelled(d->parent) || solver_now() >= d->at) {
+            atomic_store(&d->child.cancel, 1);
+            break;
+        }
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
+void deadline_start(Deadline *d, Progress *parent, double seconds)
+{
+    progress_init(&d->child);
+    d->parent = parent;
+    d->at = solver_now() + seconds;
+    atomic_store(&d->stop, 0);
+    pthread_t *th = xmalloc(sizeof *th);
+    if (pthread_create(th, NULL, deadline_watch, d) != 0) {
+        /* no watcher: the deadline cannot fire, the parent's cancel still
+         * reaches solvers through the child on the next start */
+        free(th);
+        th = NULL;
+    }
+    d->thread = th;
+}
+
+void deadline_stop(Deadline *d)
+{
+    atomic_store(&d->stop, 1);
+    if (d->thread) {
+        pthread_join(*(pthread_t *)d->thread, NULL);
+        free(d->thread);
+        d->thread = NULL;
+    }
+}
+
+int solver_opt_given(const Solver *s, const char *name)
+{
+    for (int i = 0; i < s->opts.n; i++)
+        if (strcmp(s->opts.key[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The plan keeps every pin (runs once) and force (runs twice or more). */
+static int check_rules(const Solver *s, const Plan *pl, Err *e)
+{
+    const Graph *g = s->g;
+    int *runs = xcalloc((size_t)g->n + 1, sizeof *runs);
+    for (int t = 0; t < pl->T; t++)
+        runs[pl->steps[t]]++;
+    int rc = ERR_OK;
+    for (int v = 0; v < g->n && !rc; v++) {
+        if (s->rule[v] == NODE_PIN && runs[v] > 1)
+            rc = err_set(e, ERR_INVALID, "solver %s recomputed pinned node '%s' (%d runs)",
+                         s->cls->name, g->nodes[v].id, runs[v]);
+        else if (s->rule[v] == NODE_FORCE && runs[v] < 2)
+            rc = err_set(e, ERR_INVALID, "solver %s did not recompute forced node '%s'",
+                         s->cls->name, g->nodes[v].id);
+    }
+    free(runs);
+    return rc;
 }
 
 const char *solver_opt_str(const Solver *s, const char *name)
@@ -223,6 +367,10 @@ int solver_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress
     if (vr) {
         /* a solver produced an invalid schedule: a bug, reported as such */
         err_set(e, ERR_INVALID, "solver %s produced an invalid schedule: %s", s->cls->name, se.msg);
+        plan_reset(out);
+        return ERR_INVALID;
+    }
+    if (s->rule && check_rules(s, out, e)) {
         plan_reset(out);
         return ERR_INVALID;
     }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/cands.h"
 #include "src/err.h"
 #include "src/graph.h"
 #include "src/overlay.h"
@@ -28,7 +29,13 @@ enum {
     SOLVER_EXACT = 1 << 1,        /* optimal under its model; may be slow */
     SOLVER_STRUCTURE = 1 << 2,    /* describe() returns an overlay */
     SOLVER_BUDGETLESS = 1 << 3,   /* ignores the budget (noremat) */
+    SOLVER_CONSTRAINTS = 1 << 4,  /* honours the pin= and force= options */
 };
+
+/* Node rules from the generic options every solver class accepts:
+ * pin=ID[,ID...] (run once: never recompute) and force=ID[,ID...]
+ * (recompute: run at least twice). */
+enum { NODE_FREE = 0, NODE_PIN = 1, NODE_FORCE = 2 };
 
 /* Cancellation and progress, shared with a worker thread. */
 typedef struct Progress {
@@ -90,6 +97,13 @@ struct Solver {
      * solver_new_cancellable while prepare runs, NULL otherwise. A long
      * prepare polls it and returns ERR_CANCELLED. */
     Progress *prepare_progress;
+    /* Per-node NODE_* rules from pin=/force=, or NULL when none was given.
+     * Only classes with SOLVER_CONSTRAINTS get a solver with rules. */
+    unsigned char *rule;
+    /* The schedules the solver has made and may pick from again (see
+     * cands.h); owned, emptied by solver_free. Solvers that choose among a
+     * family fill it in prepare or their first solve. */
+    CandSet cands;
 };
 
 /* ---- registry (defined in solvers/registry.c) ------------------------ */
@@ -100,7 +114,10 @@ const SolverClass *solver_find(const char *name);
 /* ---- running a solver (src/solver.c) -------------------------------- */
 
 /* Bind cls to g with opts (copied; NULL for none), check option names
- * against cls->params, and run prepare. NULL with e set on failure. */
+ * against cls->params (pin= and force= are accepted for every class: a
+ * class without SOLVER_CONSTRAINTS refuses them with ERR_UNSUPPORTED, an
+ * unknown or input node is ERR_USAGE), and run prepare. NULL with e set on
+ * failure. */
 Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opts, Err *e);
 /* The same, with p's cancel flag polled by a long prepare (tree
  * decompositions of large graphs): NULL with ERR_CANCELLED when it fired. */
@@ -109,7 +126,8 @@ Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const Sol
 void solver_free(Solver *s);
 
 /* Plan for budget: resolve when prev is given and the class has it, else
- * solve; then simulate and fill out's figures and names. Returns ERR_OK,
+ * solve; then simulate and fill out's figures and names, and check the
+ * plan keeps the solver's pin/force rules (ERR_INVALID if not). Returns ERR_OK,
  * ERR_OVER_BUDGET (out holds the best plan found, its peak above budget),
  * or the solver's error (out empty). Budgets below graph_min_peak are
  * refused up front with ERR_OVER_BUDGET naming the smallest possible peak. */
@@ -130,9 +148,27 @@ void plan_pick_init(PlanPick *k);
 /* Offer candidate id with its simulated peak and cost; 1 when it is kept. */
 int plan_pick_offer(PlanPick *k, int id, int64_t budget, int64_t peak, double cost);
 
+/* A Progress that also cancels itself after a deadline: child.cancel is
+ * set when parent (may be NULL) is cancelled or `seconds` have passed. A
+ * watcher thread polls every few milliseconds until deadline_stop. */
+typedef struct Deadline {
+    Progress child;
+    Progress *parent;
+    double at;              /* CLOCK_MONOTONIC seconds */
+    atomic_int stop;
+    void *thread;           /* opaque */
+} Deadline;
+
+void deadline_start(Deadline *d, Progress *parent, double seconds);
+void deadline_stop(Deadline *d);
+/* Seconds on the monotonic clock. */
+double solver_now(void);
+
 /* Option accessors for solver code: the value given by the user, else the
  * class's documented default. Malformed numbers are reported through e. */
 const char *solver_opt_str(const Solver *s, const char *name);
+/* 1 when the user gave option `name` (not only its default). */
+int solver_opt_given(const Solver *s, const char *name);
 int solver_opt_int(const Solver *s, const char *name, long long *out, Err *e);
 int solver_opt_double(const Solver *s, const char *name, double *out, Err *e);
 

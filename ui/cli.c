@@ -303,12 +303,12 @@ static int cmd_solve(Args *a)
 {
     if (a->npos != 1)
         return usage_err("solve", "expected GRAPH");
-    if (!a->solver)
-        return usage_err("solve", "--solver NAME is required (see 'remat list-solvers')");
-    const SolverClass *cls = solver_find(a->solver);
+    /* the portfolio is the default: the best plan the project can find */
+    const char *sname = a->solver ? a->solver : "auto";
+    const SolverClass *cls = solver_find(sname);
     if (!cls) {
         char m[300];
-        snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", a->solver);
+        snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", sname);
         return usage_err("solve", m);
     }
     Err e;
@@ -358,12 +358,17 @@ static int cmd_solve(Args *a)
         char pk[32], bp[32];
         units_format_bytes(p.peak, pk, sizeof pk);
         units_format_bytes(p.baseline_peak, bp, sizeof bp);
+        char who[128];
+        if (p.origin)
+            snprintf(who, sizeof who, "%s (%s's plan)", cls->name, p.origin);
+        else
+            snprintf(who, sizeof who, "%s", cls->name);
         /* a failed write has said so: no summary line after it */
         if (rc != ERR_OK)
             status = fail_in(a->pos[0], &e);
         else if (status == EXIT_OK)
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
-                    cls->name, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
+                    who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
     } else {
         status = fail_in(a->pos[0], &e);

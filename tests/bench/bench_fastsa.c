@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "solvers/fastsa.h"
+#include "solvers/fastsa/fastsa.h"
 #include "src/sim.h"
 #include "src/solver.h"
 #include "tests/bench/gen.h"

@@ -6,9 +6,9 @@
 
 #include <math.h>
 
-#include "solvers/fastsa.h"
+#include "solvers/fastsa/fastsa.h"
 #include "src/graph_io.h"
-#include "solvers/segtree.h"
+#include "solvers/fastsa/segtree.h"
 #include "src/transform.h"
 
 static unsigned rnd(unsigned *s)

@@ -1,7 +1,7 @@
 /* segtree.c — the range-add / range-max segment tree of segtree.h: bottom-up
  * (non-recursive) updates, since FastSA calls segtree_add several times per
  * mutation and the tree is the inner loop. */
-#include "solvers/segtree.h"
+#include "solvers/fastsa/segtree.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
-/* fastsa.h — hooks into the FastSA solver (solvers/fastsa.c) for tests and
- * benchmarks; the solver itself is reached through the registry. */
+/* fastsa.h — hooks into the FastSA solver (solvers/fastsa/fastsa.c) for
+ * tests, benchmarks and the portfolio solver; the solver itself is reached
+ * through the registry. */
 #ifndef REMAT_FASTSA_H
 #define REMAT_FASTSA_H
 #include <stdint.h>
@@ -14,6 +15,13 @@
  * *mem (caller frees), plus its peak in *peak. */
 void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int **sched, int *T,
                         int64_t **mem, int64_t *peak);
+/* A search from starts[0..n) for at most time_limit seconds, the schedule
+ * into out->steps: with full, every start of a solve as well (the graph's
+ * order, grouping, seeds, restarts); without, one run from each start (a
+ * re-solve). The portfolio solver hands fastsa its members' best plans
+ * this way. s must be a fastsa solver. */
+int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
+                       int full, Plan *out, Progress *p, Err *e);
 /* Mutations tried by the last solve of s (a fastsa solver). */
 long long fastsa_last_tried(const Solver *s);
 #endif

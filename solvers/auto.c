@@ -1,0 +1,313 @@
+/* auto.c — the portfolio solver: every solver that applies to the graph,
+ * within one time budget, and the best plan any of them made.
+ *
+ * A solve runs the quick members one after another (each under a deadline
+ * that also carries the caller's cancellation), pools every schedule they
+ * return, then gives FastSA the time left, starting from the pool's best
+ * plans as well as from its own starts. The answer is the pool's pick
+ * (src/cands.h: cheapest within the budget, else the lowest peak); the plan
+ * names the member that made it (Plan.origin). A re-solve for a new budget
+ * (the slider) picks from the pool and from the members that keep a
+ * family of schedules, then lets FastSA polish that pick briefly; only when
+ * nothing in hand fits does it search again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/fastsa/fastsa.h"
+#include "src/cands.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+static const SolverParam params[] = {
+    {"time_limit", "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30"},
+    {"resolve_time", "0.05", "seconds FastSA polishes a re-solve's pick (the slider)"},
+    {"members", "all", "comma-separated solvers to run (all: every one that applies)"},
+    {"seed", "1", "FastSA's seed"},
+    {NULL, NULL, NULL},
+};
+
+/* The members in the order they run, and the largest graph (nodes) each is
+ * worth running on within a portfolio's time: beyond it a member's own
+ * preparation alone (tree decompositions, lower-set enumeration) would eat
+ * the budget. `pick` marks members whose re-solve is a lookup in their
+ * family of schedules. FastSA is last and separate. */
+static const struct {
+    const char *name;
+    int max_nodes;
+    int pick;
+} MEMBERS[] = {
+    {"noremat", 1 << 30, 0},
+    {"chen", 1 << 30, 1},
+    {"echo", 1 << 30, 0},
+    {"greedy", 100000, 0},
+    {"revolve", 1 << 30, 1},
+    {"join", 200000, 1},
+    {"kusumoto-approx", 5000, 1},
+    {"kusumoto-exact", 400, 1},
+    {"twremat", 3000, 1},
+};
+#define N_MEMBERS (int)(sizeof MEMBERS / sizeof MEMBERS[0])
+
+typedef struct {
+    Solver *m[N_MEMBERS];
+    int refused[N_MEMBERS];     /* prepare said no (or the member is off) */
+    Solver *fsa;
+    double time_limit, resolve_time;
+    long long seed;
+    int64_t missed_floor;       /* as fastsa's: lowest peak a full solve missed at */
+} Auto;
+
+static int member_on(const Solver *s, const char *name)
+{
+    const char *list = solver_opt_str(s, "members");
+    if (strcmp(list, "all") == 0)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int auto_prepare(Solver *s, Err *e)
+{
+    Auto *a = xcalloc(1, sizeof *a);
+    s->state = a;
+    int rc;
+    const char *tl = solver_opt_str(s, "time_limit");
+    if (strcmp(tl, "auto") == 0) {
+        double t = 2.0 + (double)s->g->n / 50.0;
+        a->time_limit = t < 30 ? t : 30;
+    } else if ((rc = solver_opt_double(s, "time_limit", &a->time_limit, e))) {
+        return rc;
+    }
+    if ((rc = solver_opt_double(s, "resolve_time", &a->resolve_time, e)) ||
+        (rc = solver_opt_int(s, "seed", &a->seed, e)))
+        return rc;
+    if (!(a->time_limit > 0) || !(a->resolve_time > 0))
+        return err_set(e, ERR_USAGE, "auto: time_limit and resolve_time must be > 0 seconds");
+    /* names in members= must exist */
+    const char *list = solver_opt_str(s, "members");
+    if (strcmp(list, "all") != 0) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", list);
+        for (char *sv = NULL, *n = strtok_r(buf, ",", &sv); n; n = strtok_r(NULL, ",", &sv)) {
+            int known = strcmp(n, "fastsa") == 0;
+            for (int i = 0; i < N_MEMBERS; i++)
+                known |= strcmp(n, MEMBERS[i].name) == 0;
+            if (!known)
+                return err_set(e, ERR_USAGE, "auto: members: no member '%s'", n);
+        }
+    }
+    for (int i = 0; i < N_MEMBERS; i++)
+        a->refused[i] = !member_on(s, MEMBERS[i].name) || s->g->n > MEMBERS[i].max_nodes ||
+                        (s->rule && !(solver_find(MEMBERS[i].name)->caps & SOLVER_CONSTRAINTS));
+    return ERR_OK;
+}
+
+/* The member's options: the user's pins and forces pass on. */
+static void member_opts(const Solver *s, SolverOpts *o)
+{
+    solver_opts_init(o);
+    Err e;
+    for (int i = 0; i < s->opts.n; i++)
+        if (strcmp(s->opts.key[i], "pin") == 0 || strcmp(s->opts.key[i], "force") == 0) {
+            char kv[2048];
+            snprintf(kv, sizeof kv, "%s=%s", s->opts.key[i], s->opts.val[i]);
+            solver_opts_add(o, kv, &e);
+        }
+}
+
+/* Member i, created on first use under the deadline d; NULL when it
+ * refuses the graph (remembered) or was cancelled (retried next time). */
+static Solver *member(Solver *s, int i, Progress *d)
+{
+    Auto *a = s->state;
+    if (a->m[i] || a->refused[i])
+        return a->m[i];
+    SolverOpts o;
+    member_opts(s, &o);
+    Err e;
+    err_clear(&e);
+    a->m[i] = solver_new_cancellable(solver_find(MEMBERS[i].name), s->g, &o, d, &e);
+    solver_opts_done(&o);
+    if (!a->m[i] && e.code != ERR_CANCELLED)
+        a->refused[i] = 1;
+    return a->m[i];
+}
+
+/* Pool a schedule unless the same one is there already (re-solves for the
+ * slider offer the same family picks again and again). */
+static void pool_add(Solver *s, const int *steps, int T, const char *origin)
+{
+    Sim sim;
+    Err e;
+    if (sim_run(s->g, steps, T, &sim, &e) != ERR_OK)
+        return;
+    int64_t pk = sim.peak;
+    double c = sim.cost;
+    sim_done(&sim);
+    for (int i = 0; i < s->cands.n; i++) {
+        const Cand *x = &s->cands.c[i];
+        if (x->peak == pk && x->cost == c && x->T == T &&
+            memcmp(x->steps, steps, (size_t)T * sizeof *steps) == 0)
+            return;
+    }
+    int *own = xmallocarray((size_t)T + 1, sizeof *own);
+    memcpy(own, steps, (size_t)T * sizeof *own);
+    cands_add(&s->cands, own, T, pk, c, 0, NULL, origin);
+}
+
+/* Run member solver m for budget and pool its schedule. */
+static void pool_plan(Solver *s, Solver *m, int64_t budget, const Plan *prev, Progress *p)
+{
+    Plan pl;
+    plan_init(&pl);
+    Err e;
+    err_clear(&e);
+    int rc = solver_plan(m, budget, prev, &pl, p, &e);
+    if ((rc == ERR_OK || rc == ERR_OVER_BUDGET) && pl.T > 0)
+        pool_add(s, pl.steps, pl.T, m->cls->name);
+    plan_done(&pl);
+}
+
+static Solver *fastsa_member(Solver *s)
+{
+    Auto *a = s->state;
+    if (a->fsa || !member_on(s, "fastsa"))
+        return a->fsa;
+    SolverOpts o;
+    member_opts(s, &o);
+    Err e;
+    char kv[64];
+    snprintf(kv, sizeof kv, "seed=%lld", a->seed);
+    solver_opts_add(&o, kv, &e);
+    /* the members above already are its seeds */
+    solver_opts_add(&o, "seeds=none", &e);
+    a->fsa = solver_new(solver_find("fastsa"), s->g, &o, &e);
+    solver_opts_done(&o);
+    return a->fsa;
+}
+
+/* Plans of the pool's best for budget: the pick and the lowest peak. */
+static int best_starts(const Solver *s, int64_t budget, Plan *starts)
+{
+    int n = 0, i1 = cands_pick(&s->cands, budget), i2 = cands_pick_lowest(&s->cands);
+    Err e;
+    if (i1 >= 0 && cands_emit(&s->cands, i1, &starts[n], NULL, &e) == ERR_OK)
+        n++;
+    if (i2 >= 0 && i2 != i1 && cands_emit(&s->cands, i2, &starts[n], NULL, &e) == ERR_OK)
+        n++;
+    return n;
+}
+
+/* FastSA from the pool's best plans, for `seconds`, pooled. */
+static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progress *p, Err *e)
+{
+    Solver *f = fastsa_member(s);
+    if (!f || seconds <= 0.005)
+        return ERR_OK;
+    Plan starts[2], out;
+    for (int i = 0; i < 2; i++)
+        plan_init(&starts[i]);
+    plan_init(&out);
+    int n = best_starts(s, budget, starts);
+    /* a re-solve is one warm run from the pick; a solve, a full search */
+    int rc = full || n ? fastsa_search_from(f, budget, starts, full ? n : 1, seconds, full, &out, p, e)
+                       : ERR_OK;
+    if (rc == ERR_OK && out.T > 0)
+        pool_add(s, out.steps, out.T, "fastsa");
+    for (int i = 0; i < 2; i++)
+        plan_done(&starts[i]);
+    plan_done(&out);
+    return rc == ERR_CANCELLED ? rc : ERR_OK;
+}
+
+/* The pool's pick, or a member's family pick when it is better, into out. */
+static int answer(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    int i = cands_pick(&s->cands, budget);
+    if (i < 0)
+        return err_set(e, ERR_UNSUPPORTED, "auto: no member produced a plan for this graph");
+    int rc = cands_emit(&s->cands, i, out, p, e);
+    if (rc == ERR_OK)
+        plan_set_origin(out, s->cands.c[i].origin);
+    return rc;
+}
+
+static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Auto *a = s->state;
+    double t0 = solver_now(), end = t0 + a->time_limit;
+    /* the quick members share at most half the time; each one at most
+     * what is left of that half */
+    double members_end = t0 + a->time_limit * 0.5;
+    for (int i = 0; i < N_MEMBERS; i++) {
+        double left = members_end - solver_now();
+        if (left <= 0.01)
+            break;
+        Deadline d;
+        deadline_start(&d, p, left);
+        Solver *m = member(s, i, &d.child);
+        if (m)
+            pool_plan(s, m, budget, NULL, &d.child);
+        deadline_stop(&d);
+        if (progress_cancelled(p))
+            return err_set(e, ERR_CANCELLED, "auto: cancelled");
+        progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
+    }
+    int rc = run_fastsa(s, budget, end - solver_now(), 1, p, e);
+    if (rc == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    rc = answer(s, budget, out, p, e);
+    if (rc == ERR_OK && budget != PLAN_NO_BUDGET) {
+        int i = cands_pick(&s->cands, budget);
+        if (s->cands.c[i].peak > budget && (!a->missed_floor || s->cands.c[i].peak < a->missed_floor))
+            a->missed_floor = s->cands.c[i].peak;
+    }
+    progress_set(p, 1.0);
+    return rc;
+}
+
+static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
+                        Err *e)
+{
+    (void)prev;
+    Auto *a = s->state;
+    /* members whose re-solve is a lookup in their family */
+    for (int i = 0; i < N_MEMBERS; i++)
+        if (MEMBERS[i].pick && a->m[i])
+            pool_plan(s, a->m[i], budget, NULL, p);
+    int i = cands_pick(&s->cands, budget);
+    int fits = i >= 0 && (budget == PLAN_NO_BUDGET || s->cands.c[i].peak <= budget);
+    if (!fits && !(a->missed_floor && budget != PLAN_NO_BUDGET && budget < a->missed_floor))
+        return auto_solve(s, budget, out, p, e);
+    if (run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    return answer(s, budget, out, p, e);
+}
+
+static void auto_release(Solver *s)
+{
+    Auto *a = s->state;
+    if (!a)
+        return;
+    for (int i = 0; i < N_MEMBERS; i++)
+        solver_free(a->m[i]);
+    solver_free(a->fsa);
+    free(a);
+}
+
+const SolverClass solver_auto = {
+    .name = "auto",
+    .title = "Portfolio: every solver that applies within a time budget, the best plan wins (named in the plan)",
+    .caps = SOLVER_INCREMENTAL | SOLVER_CONSTRAINTS,
+    .params = params,
+    .prepare = auto_prepare,
+    .solve = auto_solve,
+    .resolve = auto_resolve,
+    .release = auto_release,
+};

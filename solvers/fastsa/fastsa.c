@@ -1,0 +1,619 @@
+/* fastsa.c — the FastSA solver (Imanishi et al. 2023): what to anneal, from
+ * where, for how long, and which result to keep.
+ *
+ * A solve anneals from several starts within time_limit and keeps the
+ * best plan any of them reaches (within the budget and cheapest, else the
+ * lowest peak):
+ *  1. grouped (grouping=on): node groups (Algorithm 1) from the graph's
+ *     order until the budget is met, then the single nodes of that plan;
+ *  2. single nodes from the graph's order (so grouping can never make the
+ *     answer worse than not grouping);
+ *  3. single nodes from the plans of other solvers (seeds=, where they
+ *     apply) and, on a re-solve, from the previous plan;
+ *  4. the time left: reheated runs from the best plan so far, until one
+ *     brings no improvement.
+ * Every run keeps lowering the cost once the budget is met, until its
+ * iterations or time run out or its best stops improving (stall=).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/fastsa/anneal.h"
+#include "solvers/fastsa/fastsa.h"
+#include "solvers/fastsa/state.h"
+#include "src/sim.h"
+#include "src/solver.h"
+#include "src/xalloc.h"
+
+static const SolverParam params[] = {
+    {"seed", "1", "seed of the solver's own random generator"},
+    {"iters", "20000000", "most mutations per annealing run (a run lasts 10000 per node, at least 2 M, up to this)"},
+    {"time_limit", "auto", "most seconds for the whole search; auto: 2 plus one per 50 nodes, at most 30"},
+    {"resolve_time", "0.08", "seconds for a warm-started re-solve after a budget change (the slider)"},
+    {"stall", "auto", "past its middle, a run ends after this many mutations without a better plan (0: never; auto: a quarter of the run)"},
+    {"restarts", "auto", "runs after the first ones (fresh and reheated in turn); auto: until the time limit or two bring nothing"},
+    {"slack", "4", "slots per step of the initial order (the rest start as nop)"},
+    {"grouping", "on", "on: also anneal fused node groups (Algorithm 1) first, then their nodes"},
+    {"group_max", "64", "most nodes in one group"},
+    {"objective", "elu", "product: max(B, M) * C (eq. 1); elu: the strict-budget form of footnote 2"},
+    {"wall", "10", "elu: the peak's exponent above the budget (1: the paper's form)"},
+    {"seeds", "greedy,echo,kusumoto-approx", "solvers whose plans are starting points too (none: only the graph's order)"},
+    {"seed_max_nodes", "3000", "largest graph on which the seed solvers run"},
+    {"logaddexp", "off", "on: the objective sees a soft peak (logaddexp tree, appendix C.2)"},
+    {NULL, NULL, NULL},
+};
+
+typedef struct {
+    long long iters, stall;
+    double time_limit, resolve_time, wall;
+    int slack, grouping, logaddexp, group_max, obj, seed_max_nodes, restarts;
+    uint64_t seed;
+    char seeds[256];
+} Params;
+
+typedef struct {
+    Units U;                /* single-node units */
+    Params prm;
+    long long last_tried;   /* mutations tried by the last solve (benchmarks) */
+    /* lowest peak a full search reached when it missed its budget (0:
+     * none yet): a later budget below it will not be met by another full
+     * search either, so re-solves skip it and answer at slider speed */
+    int64_t missed_floor;
+} FastSA;
+
+/* The best plan of a search so far, as graph nodes. */
+typedef struct {
+    int *steps;
+    int T;
+    int fits;
+    int64_t M;
+    double C;
+} Best;
+
+static void best_offer(Best *b, const State *S, const Anneal *A)
+{
+    int better = !b->steps || A->best_fits > b->fits ||
+                 (A->best_fits == b->fits &&
+                  (A->best_fits ? A->best_C < b->C
+                                : (A->best_M < b->M || (A->best_M == b->M && A->best_C < b->C))));
+    if (!better)
+        return;
+    free(b->steps);
+    b->steps = state_decode(S, A->best_seq, &b->T);
+    b->fits = A->best_fits;
+    b->M = A->best_M;
+    b->C = A->best_C;
+}
+
+/* Load a graph-node order into a fresh single-node state; forced nodes get
+ * a second run right after their first where they have only one. 0 when a
+ * forced node finds no slot (cannot happen with slack >= 2). */
+static int load_plain(State *S, const FastSA *fs, const unsigned char *rule, const int *order,
+                      int L, int64_t budget)
+{
+    int *u = xmallocarray((size_t)L + 1, sizeof *u);
+    for (int i = 0; i < L; i++)
+        u[i] = fs->U.unit_of[order[i]];
+    state_init(S, &fs->U, state_slots_for(L, fs->prm.slack));
+    if (fs->prm.logaddexp)
+        state_smooth(S, (double)budget / 256);
+    state_load(S, u, L);
+    free(u);
+    if (!rule)
+        return 1;
+    const Graph *g = fs->U.g;
+    for (int v = 0; v < g->n; v++) {
+        if (rule[v] != NODE_FORCE || S->P[v].n >= 2)
+            continue;
+        int t = S->P[v].a[0] + 1, uv = fs->U.unit_of[v];
+        while (t < S->T && (S->seq[t] >= 0 || !state_can_add(S, uv, t)))
+            t++;
+        if (t >= S->T)
+            return 0;
+        state_add(S, uv, t);
+    }
+    return 1;
+}
+
+/* 1 when a schedule keeps the pins (each pinned node runs at most once). */
+static int keeps_pins(const Graph *g, const unsigned char *rule, const int *steps, int T)
+{
+    if (!rule)
+        return 1;
+    unsigned char *seen = xcalloc((size_t)g->n + 1, 1);
+    int ok = 1;
+    for (int t = 0; t < T && ok; t++) {
+        int v = steps[t];
+        ok = !(rule[v] == NODE_PIN && seen[v]);
+        seen[v] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+typedef struct {
+    Solver *s;
+    int64_t budget;
+    double deadline;
+    Rng rng;
+    Progress *p;
+    Best best;
+    long long tried;
+} Search;
+
+/* Mutations of one run: enough to cool through the graph's size. */
+static long long run_length(const FastSA *fs)
+{
+    long long n = 10000LL * fs->U.n_units;
+    if (n < 2000000)
+        n = 2000000;
+    return n < fs->prm.iters ? n : fs->prm.iters;
+}
+
+static long long stall_of(const FastSA *fs)
+{
+    return fs->prm.stall >= 0 ? fs->prm.stall : run_length(fs) / 4;
+}
+
+static double temp0(const Anneal *A)
+{
+    return 1e-3 * A->f;
+}
+
+/* One single-node run from order[0..L) with temperatures h0 -> h1 (h0 <= 0:
+ * the paper's 0.1 % of the initial objective). -1 when cancelled. */
+/* Each run draws from its own stream (the seed and the run's id), so a
+ * run is the same whatever ran before it: the single-node run from the
+ * graph's order is identical with grouping on or off, and a search with
+ * grouping can only end at or below one without. */
+static void stream(Search *X, int id)
+{
+    X->rng.s = ((FastSA *)X->s->state)->prm.seed * 0x2545f4914f6cdd1dull + 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1);
+}
+
+enum { RUN_ORDER, RUN_GROUPED, RUN_UNGROUP, RUN_SEED, RUN_PREV = 20, RUN_MORE = 100 };
+
+static int run_plain(Search *X, int id, const int *order, int L, double h0, double until)
+{
+    stream(X, id);
+    FastSA *fs = X->s->state;
+    State S;
+    if (!load_plain(&S, fs, X->s->rule, order, L, X->budget)) {
+        state_done(&S);
+        return 0;
+    }
+    Anneal A;
+    anneal_init(&A, &S, X->budget, fs->prm.obj, fs->prm.wall, X->s->rule);
+    if (h0 <= 0)
+        h0 = temp0(&A);
+    long long n = anneal_run(&A, &S, &X->rng, run_length(fs), h0, h0 * 1e-4, until, 0,
+                             stall_of(fs), X->p);
+    X->tried += A.tried;
+    if (n >= 0)
+        best_offer(&X->best, &S, &A);
+    anneal_done(&A);
+    state_done(&S);
+    return n < 0 ? -1 : 0;
+}
+
+/* Grouped run from the graph order until the budget is met (stage 1 of
+ * §3.1), then the single nodes of its plan (stage 2) at the temperature
+ * it reached. -1 when cancelled. */
+static int run_grouped(Search *X, const int *order, int L, double until1, double until2)
+{
+    stream(X, RUN_GROUPED);
+    FastSA *fs = X->s->state;
+    const Params *prm = &fs->prm;
+    Units G;
+    int *gseq, gL;
+    unsigned char *keep = X->s->rule;   /* pinned and forced nodes stay whole */
+    units_grouped(&G, X->s->g, order, L, prm->group_max, keep, &gseq, &gL);
+    State S;
+    state_init(&S, &G, state_slots_for(gL, prm->slack));
+    if (prm->logaddexp)
+        state_smooth(&S, (double)X->budget / 256);
+    state_load(&S, gseq, gL);
+    free(gseq);
+    Anneal A;
+    anneal_init(&A, &S, X->budget, prm->obj, prm->wall, X->s->rule);
+    double h0 = temp0(&A), h1 = h0 * 1e-4;
+    long long len = run_length(fs);
+    long long n = anneal_run(&A, &S, &X->rng, len, h0, h1, until1, 1, stall_of(fs), X->p);
+    X->tried += A.tried;
+    int *dec = NULL, dL = 0;
+    double h = 0;
+    if (n >= 0) {
+        dec = state_decode(&S, A.best_seq, &dL);
+        double frac = (double)n / (double)len;
+        h = h0 * exp(log(h1 / h0) * (frac < 1 ? frac : 1)) * 0.1;
+    }
+    anneal_done(&A);
+    state_done(&S);
+    units_done(&G);
+    if (n < 0)
+        return -1;
+    int rc = run_plain(X, RUN_UNGROUP, dec, dL, h, until2);
+    free(dec);
+    return rc;
+}
+
+/* Plans of the seed solvers at this budget (those that apply). */
+static int seed_plans(Search *X, Plan **plans)
+{
+    FastSA *fs = X->s->state;
+    const Graph *g = X->s->g;
+    if (g->n > fs->prm.seed_max_nodes || strcmp(fs->prm.seeds, "none") == 0)
+        return 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", fs->prm.seeds);
+    int n = 0;
+    *plans = xcalloc(8, sizeof **plans);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name && n < 8;
+         name = strtok_r(NULL, ",", &save)) {
+        const SolverClass *cls = solver_find(name);
+        if (!cls || cls == X->s->cls)
+            continue;
+        Err e;
+        err_clear(&e);
+        Solver *t = solver_new_cancellable(cls, g, NULL, X->p, &e);
+        if (!t)
+            continue;
+        Plan *pl = &(*plans)[n];
+        plan_init(pl);
+        int rc = solver_plan(t, X->budget, NULL, pl, X->p, &e);
+        solver_free(t);
+        if ((rc == ERR_OK || rc == ERR_OVER_BUDGET) && pl->T > 0 &&
+            keeps_pins(g, X->s->rule, pl->steps, pl->T))
+            n++;
+        else
+            plan_done(pl);
+        if (progress_cancelled(X->p))
+            break;
+    }
+    return n;
+}
+
+/* The search of a full solve from the graph's order (and prev, when
+ * given): see the file comment. */
+static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, double time_limit,
+                  int full, Plan *out, Progress *p, Err *e)
+{
+    FastSA *fs = s->state;
+    const Params *prm = &fs->prm;
+    const Graph *g = s->g;
+    Search X = {.s = s, .budget = budget, .p = p};
+    double t0 = fastsa_now();
+    X.deadline = t0 + time_limit;
+    if (budget == PLAN_NO_BUDGET) {
+        /* no budget: the cheapest plan that peaks no higher than the
+         * graph's own order */
+        double bc;
+        sim_baseline(g, &X.budget, &bc);
+    }
+    int L, rc = 0;
+    int *order = sim_baseline_order(g, &L);
+    if (L == 0) {
+        free(order);
+        return ERR_OK;
+    }
+    Plan *seeds = NULL;
+    int ns = full ? seed_plans(&X, &seeds) : 0;
+    int use_prev = 0;
+    for (int i = 0; i < nstarts; i++)
+        use_prev += starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T);
+    /* runs before the reheats, each with an equal share of what is left
+     * (a run that stalls early leaves its time to the next); a fifth of
+     * the time is kept for the reheats */
+    int runs = (full && prm->grouping ? 1 : 0) + (full ? 1 : 0) + ns + use_prev, done = 0;
+    double share_end = t0 + time_limit * (runs > 0 ? 0.8 : 0);
+#define NEXT_UNTIL() (fastsa_now() + (share_end - fastsa_now()) / (runs - done))
+    for (int i = 0; i < nstarts && rc == 0; i++)
+        if (starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T)) {
+            rc = run_plain(&X, RUN_PREV + i, starts[i].steps, starts[i].T, 0, NEXT_UNTIL());
+            done++;
+        }
+    if (full && rc == 0) {
+        rc = run_plain(&X, RUN_ORDER, order, L, 0, NEXT_UNTIL());
+        done++;
+    }
+    if (full && prm->grouping && rc == 0) {
+        double u2 = NEXT_UNTIL(), now = fastsa_now();
+        rc = run_grouped(&X, order, L, now + (u2 - now) * 0.7, u2);
+        done++;
+    }
+    for (int i = 0; i < ns && rc == 0; i++) {
+        rc = run_plain(&X, RUN_SEED + i, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL());
+        done++;
+    }
+#undef NEXT_UNTIL
+    /* the time left: a fresh run from the graph's order (runs differ a
+     * lot by their random stream, so the best of several beats one long
+     * run), then a cooler reheat from the best so far, in turn, each for
+     * a quarter of the time limit at most; a full search stops early once
+     * a reheat and a fresh run in a row bring nothing (a re-solve for the
+     * slider is the one warm run from the previous plan) */
+    for (int k = 0, idle = 0; full && rc == 0 && X.best.steps && idle < 2 &&
+                              (prm->restarts < 0 || k < prm->restarts) &&
+                              fastsa_now() < X.deadline - 0.01;
+         k++) {
+        double before = X.best.C;
+        int fits = X.best.fits;
+        double until = fastsa_now() + time_limit / 4;
+        if (until > X.deadline)
+            until = X.deadline;
+        if (k % 2 == 1) {
+            rc = run_plain(&X, RUN_MORE + k, order, L, 0, until);
+        } else {
+            int bT = X.best.T;
+            int *bs = xmallocarray((size_t)bT + 1, sizeof *bs);
+            memcpy(bs, X.best.steps, (size_t)bT * sizeof *bs);
+            double f = (double)(X.best.M > X.budget ? X.best.M : X.budget) * X.best.C;
+            rc = run_plain(&X, RUN_MORE + k, bs, bT, 1e-4 * f, until);
+            free(bs);
+        }
+        idle = X.best.fits == fits && X.best.C >= before ? idle + 1 : 0;
+    }
+    for (int i = 0; i < ns; i++)
+        plan_done(&seeds[i]);
+    free(seeds);
+    free(order);
+    fs->last_tried = X.tried;
+    if (rc < 0) {
+        free(X.best.steps);
+        return err_set(e, ERR_CANCELLED, "fastsa: cancelled");
+    }
+    for (int t = 0; X.best.steps && t < X.best.T; t++)
+        plan_push(out, X.best.steps[t]);
+    free(X.best.steps);
+    progress_set(p, 1.0);
+    return ERR_OK;
+}
+
+static int parse_onoff(const Solver *s, const char *name, int *out, Err *e)
+{
+    const char *v = solver_opt_str(s, name);
+    if (strcmp(v, "on") == 0)
+        *out = 1;
+    else if (strcmp(v, "off") == 0)
+        *out = 0;
+    else
+        return err_set(e, ERR_USAGE, "fastsa: %s=%s: expected on or off", name, v);
+    return ERR_OK;
+}
+
+/* stall: a count, or auto (-1: a quarter of each run's length). */
+static int stall_opt(const Solver *s, long long *out, Err *e)
+{
+    if (strcmp(solver_opt_str(s, "stall"), "auto") == 0) {
+        *out = -1;
+        return ERR_OK;
+    }
+    int rc = solver_opt_int(s, "stall", out, e);
+    if (!rc && *out < 0)
+        rc = err_set(e, ERR_USAGE, "fastsa: stall=%lld: expected auto or >= 0", *out);
+    return rc;
+}
+
+/* time_limit: a number of seconds, or auto: long enough for the graph's
+ * size (the paper's runs took 9-36 s on 73-1000 nodes), short on small
+ * graphs. */
+static int time_limit_opt(const Solver *s, double *out, Err *e)
+{
+    if (strcmp(solver_opt_str(s, "time_limit"), "auto") != 0)
+        return solver_opt_double(s, "time_limit", out, e);
+    double t = 2.0 + (double)s->g->n / 50.0;
+    *out = t < 30 ? t : 30;
+    return ERR_OK;
+}
+
+static int fastsa_prepare(Solver *s, Err *e)
+{
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    long long seed, slack, gmax, smax;
+    int rc;
+    if ((rc = solver_opt_int(s, "seed", &seed, e)) || (rc = solver_opt_int(s, "iters", &prm.iters, e)) ||
+        (rc = time_limit_opt(s, &prm.time_limit, e)) ||
+        (rc = solver_opt_double(s, "wall", &prm.wall, e)) ||
+        (rc = solver_opt_double(s, "resolve_time", &prm.resolve_time, e)) ||
+        (rc = stall_opt(s, &prm.stall, e)) ||
+        (rc = solver_opt_int(s, "slack", &slack, e)) || (rc = solver_opt_int(s, "group_max", &gmax, e)) ||
+        (rc = solver_opt_int(s, "seed_max_nodes", &smax, e)) ||
+        (rc = parse_onoff(s, "grouping", &prm.grouping, e)) ||
+        (rc = parse_onoff(s, "logaddexp", &prm.logaddexp, e)))
+        return rc;
+    if (prm.iters < 1)
+        return err_set(e, ERR_USAGE, "fastsa: iters=%lld: must be >= 1", prm.iters);
+    if (!(prm.wall >= 1 && prm.wall <= 100))
+        return err_set(e, ERR_USAGE, "fastsa: wall=%g: expected 1..100", prm.wall);
+    if (!(prm.time_limit > 0) || !(prm.resolve_time > 0))
+        return err_set(e, ERR_USAGE, "fastsa: time_limit and resolve_time must be > 0 seconds");
+    if (slack < 2 || slack > 64)
+        return err_set(e, ERR_USAGE, "fastsa: slack=%lld: expected 2..64", slack);
+    if (gmax < 1 || gmax > 100000)
+        return err_set(e, ERR_USAGE, "fastsa: group_max=%lld: expected 1..100000", gmax);
+    if (smax < 0 || smax > 100000000)
+        return err_set(e, ERR_USAGE, "fastsa: seed_max_nodes=%lld: expected 0..100000000", smax);
+    const char *ob = solver_opt_str(s, "objective");
+    if (strcmp(ob, "product") == 0)
+        prm.obj = OBJ_PRODUCT;
+    else if (strcmp(ob, "elu") == 0)
+        prm.obj = OBJ_ELU;
+    else
+        return err_set(e, ERR_USAGE, "fastsa: objective=%s: expected product or elu", ob);
+    const char *sd = solver_opt_str(s, "seeds");
+    if (strlen(sd) >= sizeof prm.seeds)
+        return err_set(e, ERR_USAGE, "fastsa: seeds=%s: too long", sd);
+    snprintf(prm.seeds, sizeof prm.seeds, "%s", sd);
+    char list[256];
+    snprintf(list, sizeof list, "%s", sd);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
+        if (strcmp(name, "none") != 0 && !solver_find(name))
+            return err_set(e, ERR_USAGE, "fastsa: seeds: no solver '%s'", name);
+    const char *rs = solver_opt_str(s, "restarts");
+    long long nr = -1;
+    if (strcmp(rs, "auto") != 0 && ((rc = solver_opt_int(s, "restarts", &nr, e)) || nr < 0 || nr > 1000000))
+        return rc ? rc : err_set(e, ERR_USAGE, "fastsa: restarts=%s: expected auto or 0..1000000", rs);
+    prm.restarts = (int)nr;
+    prm.slack = (int)slack;
+    prm.group_max = (int)gmax;
+    prm.seed_max_nodes = (int)smax;
+    prm.seed = (uint64_t)seed;
+    FastSA *st = xcalloc(1, sizeof *st);
+    st->prm = prm;
+    units_plain(&st->U, s->g);
+    s->state = st;
+    return ERR_OK;
+}
+
+/* Remember how low a full search got when it missed its budget. */
+static void note_miss(Solver *s, int64_t budget, const Plan *out)
+{
+    FastSA *fs = s->state;
+    Sim sim;
+    Err e2;
+    if (budget == PLAN_NO_BUDGET || out->T == 0 || sim_run(s->g, out->steps, out->T, &sim, &e2))
+        return;
+    if (sim.peak > budget && (!fs->missed_floor || sim.peak < fs->missed_floor))
+        fs->missed_floor = sim.peak;
+    sim_done(&sim);
+}
+
+static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    FastSA *fs = s->state;
+    int rc = search(s, budget, NULL, 0, fs->prm.time_limit, 1, out, p, e);
+    if (rc == ERR_OK)
+        note_miss(s, budget, out);
+    return rc;
+}
+
+static int64_t peak_of(const Graph *g, const Plan *pl)
+{
+    Sim sim;
+    Err e2;
+    if (pl->T == 0 || sim_run(g, pl->steps, pl->T, &sim, &e2))
+        return -1;
+    int64_t pk = sim.peak;
+    sim_done(&sim);
+    return pk;
+}
+
+static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
+                          Err *e)
+{
+    FastSA *fs = s->state;
+    if (!prev || peak_of(s->g, prev) < 0)
+        return fastsa_solve(s, budget, out, p, e);
+    /* a nearby budget from a good plan needs only a short anneal: keep the
+     * slider responsive, and fall back to a full search if it misses */
+    double t = fs->prm.resolve_time < fs->prm.time_limit ? fs->prm.resolve_time : fs->prm.time_limit;
+    int rc = search(s, budget, prev, 1, t, 0, out, p, e);
+    if (rc != ERR_OK || budget == PLAN_NO_BUDGET)
+        return rc;
+    int64_t pk = peak_of(s->g, out);
+    if (pk >= 0 && pk <= budget)
+        return rc;
+    if (fs->missed_floor && budget < fs->missed_floor)
+        return rc;   /* a full search already failed to get this low */
+    long long tried = fs->last_tried;
+    Plan cold;
+    plan_init(&cold);
+    rc = fastsa_solve(s, budget, &cold, p, e);
+    fs->last_tried += tried;
+    int64_t ck = rc == ERR_OK ? peak_of(s->g, &cold) : -1;
+    if (ck >= 0 && (ck <= budget || pk < 0 || ck < pk)) {
+        plan_reset(out);
+        for (int i = 0; i < cold.T; i++)
+            plan_push(out, cold.steps[i]);
+    }
+    plan_done(&cold);
+    return rc;
+}
+
+static void fastsa_release(Solver *s)
+{
+    FastSA *fs = s->state;
+    if (fs)
+        units_done(&fs->U);
+    free(fs);
+}
+
+void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int **sched, int *T,
+                        int64_t **mem, int64_t *peak)
+{
+    Units U;
+    units_plain(&U, g);
+    int L;
+    int *order = sim_baseline_order(g, &L);
+    for (int i = 0; i < L; i++)
+        order[i] = U.unit_of[order[i]];
+    State S;
+    state_init(&S, &U, state_slots_for(L, slack));
+    state_load(&S, order, L);
+    free(order);
+    Rng rng = {seed};
+    for (int i = 0; i < steps && U.n_units > 0; i++) {
+        int kind = rng_below(&rng, 3);
+        int t1 = S.count ? S.occ[rng_below(&rng, S.count)] : -1;
+        int t2 = rng_below(&rng, S.T);
+        if (S.seq[t2] >= 0)
+            continue;
+        if (kind == 0) {
+            int u = rng_below(&rng, U.n_units);
+            if (state_can_add(&S, u, t2))
+                state_add(&S, u, t2);
+        } else if (kind == 1) {
+            if (t1 >= 0 && state_can_remove(&S, t1))
+                state_remove(&S, t1);
+        } else if (t1 >= 0) {
+            int u = S.seq[t1];
+            if (!state_can_add(&S, u, t2))
+                continue;
+            state_add(&S, u, t2);
+            if (state_can_remove(&S, t1))
+                state_remove(&S, t1);
+            else
+                state_remove(&S, t2);
+        }
+    }
+    int n = 0;
+    *sched = xmallocarray((size_t)S.count + 1, sizeof **sched);
+    *mem = xmallocarray((size_t)S.count + 1, sizeof **mem);
+    for (int t = 0; t < S.T; t++)
+        if (S.seq[t] >= 0) {
+            (*sched)[n] = U.u[S.seq[t]].mem[0];
+            (*mem)[n++] = state_mem_at(&S, t);
+        }
+    *T = n;
+    *peak = state_peak(&S);
+    state_done(&S);
+    units_done(&U);
+}
+
+int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
+                       int full, Plan *out, Progress *p, Err *e)
+{
+    if (strcmp(s->cls->name, "fastsa") != 0)
+        return err_set(e, ERR_USAGE, "fastsa_search_from: not a fastsa solver");
+    return search(s, budget, starts, n, time_limit, full, out, p, e);
+}
+
+long long fastsa_last_tried(const Solver *s)
+{
+    const FastSA *fs = s->state;
+    return fs ? fs->last_tried : 0;
+}
+
+const SolverClass solver_fastsa = {
+    .name = "fastsa",
+    .title = "FastSA: simulated annealing over a slotted sequence, peak kept by a segment tree",
+    .caps = SOLVER_INCREMENTAL | SOLVER_CONSTRAINTS,
+    .params = params,
+    .prepare = fastsa_prepare,
+    .solve = fastsa_solve,
+    .resolve = fastsa_resolve,
+    .release = fastsa_release,
+};

@@ -1,0 +1,317 @@
+/* state.c — FastSA's slotted sequence and its incremental memory curve
+ * (see state.h). A mutation changes the life intervals of the values its
+ * unit reads and produces in one of four ways (§2.2.1: none, extend/shrink,
+ * split, merge); each is a range add on the segment tree. The same add and
+ * remove build the initial state, so there is one code path for intervals.
+ */
+#include "solvers/fastsa/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+/* ---- sorted int sets ------------------------------------------------- */
+
+/* index of the first element >= x */
+static inline int iset_lower(const ISet *s, int x)
+{
+    int lo = 0, hi = s->n;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (s->a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void iset_insert(ISet *s, int x)
+{
+    int i = iset_lower(s, x);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        s->a = xreallocarray(s->a, (size_t)s->cap, sizeof *s->a);
+    }
+    memmove(s->a + i + 1, s->a + i, (size_t)(s->n - i) * sizeof *s->a);
+    s->a[i] = x;
+    s->n++;
+}
+
+static void iset_erase(ISet *s, int x)
+{
+    int i = iset_lower(s, x);
+    memmove(s->a + i, s->a + i + 1, (size_t)(s->n - i - 1) * sizeof *s->a);
+    s->n--;
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+void units_plain(Units *U, const Graph *g)
+{
+    memset(U, 0, sizeof *U);
+    U->g = g;
+    U->u = xcalloc((size_t)g->n + 1, sizeof *U->u);
+    U->unit_of = xmallocarray((size_t)g->n + 1, sizeof *U->unit_of);
+    U->vsize = xmallocarray((size_t)g->n + 1, sizeof *U->vsize);
+    U->is_out = g->is_output;
+    for (int v = 0; v < g->n; v++) {
+        U->vsize[v] = g->nodes[v].size;
+        U->unit_of[v] = -1;
+        if (g->nodes[v].phase == PHASE_INPUT)
+            continue;
+        Unit *x = &U->u[U->n_units];
+        U->unit_of[v] = U->n_units++;
+        int deg = g->in_off[v + 1] - g->in_off[v];
+        x->in = xmallocarray((size_t)deg + 1, sizeof *x->in);
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (g->nodes[g->in_idx[k]].phase != PHASE_INPUT)
+                x->in[x->n_in++] = g->in_idx[k];
+        x->out = xmalloc(sizeof *x->out);
+        x->out[0] = v;
+        x->n_out = 1;
+        x->mem = xmalloc(sizeof *x->mem);
+        x->mem[0] = v;
+        x->n_mem = 1;
+        x->cost = g->nodes[v].cost;
+        x->ws = g->nodes[v].workspace;
+    }
+}
+
+void units_done(Units *U)
+{
+    for (int i = 0; U->u && i < U->n_units; i++) {
+        free(U->u[i].in);
+        free(U->u[i].out);
+        free(U->u[i].mem);
+    }
+    free(U->u);
+    free(U->unit_of);
+    free(U->vsize);
+    memset(U, 0, sizeof *U);
+}
+
+/* ---- the state ------------------------------------------------------- */
+
+/* A nop slot sits this far below everything in the smoothed curve, so it
+ * adds nothing to the soft peak (appendix C.2); placing a unit lifts it. */
+#define LAE_LIFT 1e6
+
+static inline void mem_add(State *S, int l, int r, int64_t v)
+{
+    segtree_add(&S->st, l, r, v);
+    if (S->lae)
+        segtreef_add(&S->sf, l, r, (double)v / S->scale);
+}
+
+/* Last slot the copy of v produced at p is held (spec §3). */
+static inline int held_end(const State *S, int v, int p)
+{
+    const ISet *P = &S->P[v], *R = &S->R[v];
+    int i = iset_lower(P, p + 1);
+    int next = i < P->n ? P->a[i] : S->T;
+    int j = iset_lower(R, next) - 1;
+    if (j >= 0 && R->a[j] > p)
+        return R->a[j];
+    if (next == S->T && S->U->is_out[v])
+        return S->T - 1;
+    return p;
+}
+
+int state_prod_before(const State *S, int v, int t)
+{
+    const ISet *P = &S->P[v];
+    int i = iset_lower(P, t) - 1;
+    return i >= 0 ? P->a[i] : -1;
+}
+
+/* The copy's interval end moved from e0 to e1: add or take away the
+ * difference. */
+static inline void adjust(State *S, int e0, int e1, int64_t sz)
+{
+    if (e1 > e0)
+        mem_add(S, e0 + 1, e1, sz);
+    else if (e1 < e0)
+        mem_add(S, e1 + 1, e0, -sz);
+}
+
+int state_can_add(const State *S, int u, int t)
+{
+    const Unit *x = &S->U->u[u];
+    for (int k = 0; k < x->n_in; k++) {
+        const ISet *P = &S->P[x->in[k]];
+        if (P->n == 0 || P->a[0] >= t)
+            return 0;
+    }
+    return 1;
+}
+
+int state_can_remove(const State *S, int t)
+{
+    const Unit *x = &S->U->u[S->seq[t]];
+    for (int k = 0; k < x->n_out; k++) {
+        int v = x->out[k];
+        const ISet *P = &S->P[v];
+        if (P->a[0] < t)
+            continue;           /* an earlier production serves its readers */
+        if (P->n == 1 && S->U->is_out[v])
+            return 0;           /* the output would never be produced */
+        int next = P->n > 1 ? P->a[1] : S->T;
+        const ISet *R = &S->R[v];
+        int j = iset_lower(R, t + 1);
+        if (j < R->n && R->a[j] < next)
+            return 0;           /* a reader would lose its value */
+    }
+    return 1;
+}
+
+void state_add(State *S, int u, int t)
+{
+    const Unit *x = &S->U->u[u];
+    const int64_t *sz = S->U->vsize;
+    for (int k = 0; k < x->n_out; k++) {
+        int v = x->out[k];
+        int a = state_prod_before(S, v, t), e0 = a >= 0 ? held_end(S, v, a) : 0;
+        iset_insert(&S->P[v], t);
+        if (a >= 0)
+            adjust(S, e0, held_end(S, v, a), sz[v]);
+        mem_add(S, t, held_end(S, v, t), sz[v]);
+    }
+    for (int k = 0; k < x->n_in; k++) {
+        /* a read at t inside a's interval can only stretch it to t */
+        int v = x->in[k];
+        int a = state_prod_before(S, v, t), e0 = held_end(S, v, a);
+        iset_insert(&S->R[v], t);
+        if (t > e0)
+            mem_add(S, e0 + 1, t, sz[v]);
+    }
+    if (x->ws)
+        mem_add(S, t, t, x->ws);
+    if (S->lae)
+        segtreef_add(&S->sf, t, t, LAE_LIFT);
+    S->seq[t] = u;
+    S->cost += x->cost;
+    S->occ_at[t] = S->count;
+    S->occ[S->count++] = t;
+}
+
+void state_remove(State *S, int t)
+{
+    int u = S->seq[t];
+    const Unit *x = &S->U->u[u];
+    const int64_t *sz = S->U->vsize;
+    for (int k = 0; k < x->n_in; k++) {
+        /* dropping the read at t changes a's interval only if it ended there */
+        int v = x->in[k];
+        int a = state_prod_before(S, v, t), e0 = held_end(S, v, a);
+        iset_erase(&S->R[v], t);
+        if (e0 == t)
+            adjust(S, e0, held_end(S, v, a), sz[v]);
+    }
+    for (int k = 0; k < x->n_out; k++) {
+        int v = x->out[k];
+        int a = state_prod_before(S, v, t), e0 = a >= 0 ? held_end(S, v, a) : 0;
+        mem_add(S, t, held_end(S, v, t), -sz[v]);
+        iset_erase(&S->P[v], t);
+        if (a >= 0)
+            adjust(S, e0, held_end(S, v, a), sz[v]);
+    }
+    if (x->ws)
+        mem_add(S, t, t, -x->ws);
+    if (S->lae)
+        segtreef_add(&S->sf, t, t, -LAE_LIFT);
+    S->seq[t] = -1;
+    S->cost -= x->cost;
+    int i = S->occ_at[t], last = S->occ[--S->count];
+    S->occ[i] = last;
+    S->occ_at[last] = i;
+}
+
+void state_init(State *S, const Units *U, int T)
+{
+    memset(S, 0, sizeof *S);
+    S->U = U;
+    S->T = T;
+    S->seq = xmallocarray((size_t)T, sizeof *S->seq);
+    for (int t = 0; t < T; t++)
+        S->seq[t] = -1;
+    S->occ = xmallocarray((size_t)T, sizeof *S->occ);
+    S->occ_at = xmallocarray((size_t)T, sizeof *S->occ_at);
+    S->P = xcalloc((size_t)U->g->n + 1, sizeof *S->P);
+    S->R = xcalloc((size_t)U->g->n + 1, sizeof *S->R);
+    segtree_init(&S->st, T);
+}
+
+void state_done(State *S)
+{
+    for (int v = 0; S->P && v < S->U->g->n; v++) {
+        free(S->P[v].a);
+        free(S->R[v].a);
+    }
+    free(S->P);
+    free(S->R);
+    free(S->seq);
+    free(S->occ);
+    free(S->occ_at);
+    segtree_done(&S->st);
+    if (S->lae)
+        segtreef_done(&S->sf);
+}
+
+void state_smooth(State *S, double scale)
+{
+    S->lae = 1;
+    S->scale = scale > 0 ? scale : 1;
+    segtreef_init(&S->sf, S->T, -LAE_LIFT);
+}
+
+void state_load(State *S, const int *units, int L)
+{
+    for (int i = 0; i < L; i++)
+        state_add(S, units[i], (int)(((int64_t)i * S->T) / L));
+}
+
+int state_slots_for(int L, int slack)
+{
+    int64_t want = (int64_t)(L > 0 ? L : 1) * slack;
+    int T = 1;
+    while (T < want)
+        T <<= 1;
+    return T;
+}
+
+int64_t state_peak(const State *S)
+{
+    int64_t m = segtree_top(&S->st);
+    return (m > 0 ? m : 0) + S->U->g->input_bytes;
+}
+
+int64_t state_obj_peak(const State *S)
+{
+    if (!S->lae)
+        return state_peak(S);
+    double m = segtreef_top(&S->sf) * S->scale;
+    return (m > 0 ? (int64_t)m : 0) + S->U->g->input_bytes;
+}
+
+int64_t state_mem_at(const State *S, int t)
+{
+    return segtree_max(&S->st, t, t) + S->U->g->input_bytes;
+}
+
+int *state_decode(const State *S, const int *seq, int *L)
+{
+    int n = 0;
+    for (int t = 0; t < S->T; t++)
+        if (seq[t] >= 0)
+            n += S->U->u[seq[t]].n_mem;
+    int *out = xmallocarray((size_t)n + 1, sizeof *out);
+    n = 0;
+    for (int t = 0; t < S->T; t++)
+        if (seq[t] >= 0)
+            for (int k = 0; k < S->U->u[seq[t]].n_mem; k++)
+                out[n++] = S->U->u[seq[t]].mem[k];
+    *L = n;
+    return out;
+}

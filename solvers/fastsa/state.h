@@ -1,0 +1,97 @@
+/* state.h — FastSA's annealing state (Imanishi et al. 2023, §2.2): a
+ * fixed-length sequence of T = 2^k slots, most of them nop, each holding a
+ * unit (one graph node, or a fused group of nodes). Per value, the sorted
+ * slots that produce it and read it; the spec's memory curve over the slots
+ * in a range-add/range-max segment tree, so the peak is known after every
+ * add or remove in O((in + out) log T).
+ */
+#ifndef REMAT_FASTSA_STATE_H
+#define REMAT_FASTSA_STATE_H
+
+#include <stdint.h>
+
+#include "solvers/fastsa/segtree.h"
+#include "src/graph.h"
+
+/* Sorted set of slots. */
+typedef struct ISet {
+    int *a;
+    int n, cap;
+} ISet;
+
+/* What one slot runs: it reads values in[] and produces values out[]
+ * (values are graph nodes); mem[] are the graph nodes it runs, in order. */
+typedef struct Unit {
+    int *in, n_in;
+    int *out, n_out;
+    int *mem, n_mem;
+    double cost;
+    int64_t ws;         /* workspace charged at the unit's own slot */
+} Unit;
+
+typedef struct Units {
+    const Graph *g;
+    Unit *u;
+    int n_units;
+    int *unit_of;       /* graph node -> the unit producing it alone, or -1 */
+    int64_t *vsize;     /* per value */
+    const unsigned char *is_out;
+} Units;
+
+/* One unit per non-input node; unit_of maps each node to its unit. */
+void units_plain(Units *U, const Graph *g);
+/* Units for order[0..L) after node grouping (Algorithm 1, appendix C.1):
+ * a forward node whose inputs take no more memory than its value is fused
+ * into every later unit that reads it, so its readers recompute it. Nodes
+ * with keep[v] set are never fused (NULL: none). Groups stay within cap
+ * nodes. *seq gets the surviving units in order (caller frees), *L2 their
+ * count. */
+void units_grouped(Units *U, const Graph *g, const int *order, int L, int cap,
+                   const unsigned char *keep, int **seq, int *L2);
+void units_done(Units *U);
+
+typedef struct State {
+    const Units *U;
+    int T;
+    int *seq;           /* unit per slot, -1 = nop */
+    ISet *P, *R;        /* per value: production slots, read slots */
+    SegTree st;
+    double cost;
+    int count;          /* non-nop slots */
+    int *occ, *occ_at;  /* the occupied slots in any order; slot -> index in occ */
+    int lae;            /* also keep the smoothed curve (logaddexp=on) */
+    double scale;       /* bytes per unit of the smoothed curve */
+    SegTreeF sf;
+} State;
+
+void state_init(State *S, const Units *U, int T);
+void state_done(State *S);
+/* Turn on the smoothed curve (appendix C.2); before any unit is placed. */
+void state_smooth(State *S, double scale);
+/* Lay units[0..L) evenly over the slots. The order must be valid. */
+void state_load(State *S, const int *units, int L);
+/* Smallest power of two >= L * slack. */
+int state_slots_for(int L, int slack);
+
+/* 1 when every input of unit u is produced before slot t. */
+int state_can_add(const State *S, int u, int t);
+/* 1 when removing the unit at slot t leaves every reader served and every
+ * output produced. */
+int state_can_remove(const State *S, int t);
+void state_add(State *S, int u, int t);
+void state_remove(State *S, int t);
+
+/* Latest production of v strictly before slot t, or -1. */
+int state_prod_before(const State *S, int v, int t);
+/* Peak of the spec's memory curve, resident inputs included. */
+int64_t state_peak(const State *S);
+/* The peak the objective sees: the soft peak with logaddexp on. */
+int64_t state_obj_peak(const State *S);
+/* Memory at one slot (resident inputs included). */
+int64_t state_mem_at(const State *S, int t);
+
+/* Graph-node schedule of a slot sequence (seq[0..S->T), e.g. a snapshot);
+ * caller frees. */
+int *state_decode(const State *S, const int *seq, int *L);
+
+#endif
