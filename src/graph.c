@@ -457,10 +457,10 @@ int graph_finalize(Graph *g, Err *e)
     int64_t total = 0;
     for (int v = 0; v < n; v++) {
         total += g->nodes[v].size + g->nodes[v].workspace;
-        if (total > GRAPH_TOTAL_MAX)
+        if (total >= GRAPH_TOTAL_MAX)
             return err_set(e, ERR_INVALID,
-                           "%s: the sizes and workspaces of the nodes up to this one sum past 2^62 "
-                           "bytes, beyond what memory figures can hold",
+                           "%s: the sizes and workspaces of the nodes up to this one sum to 2^62 "
+                           "bytes or more, beyond what memory figures can hold",
                            where_of(g, v, at, sizeof at));
     }
     g->input_bytes = 0;

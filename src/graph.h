@@ -21,10 +21,18 @@ typedef enum Phase { PHASE_INPUT, PHASE_FWD, PHASE_LOSS, PHASE_BWD, PHASE_COUNT 
  * JSON numbers are doubles, so anything past 2^53 could not round-trip. */
 #define GRAPH_SIZE_MAX ((int64_t)1 << 53)
 
-/* Largest sum of every node's size and workspace graph_finalize accepts.
- * Memory at any step, a peak, a baseline or any solver's sum of live sizes
- * is at most this, so two such figures still add without overflow. */
+/* The sum of every node's size and workspace stays below this (graph_finalize
+ * refuses more). Memory at any step, a peak, a baseline or any solver's sum
+ * of live sizes is then below it too, so two such figures add without
+ * overflow; models that add more (2 S + A) use bytes_add. */
 #define GRAPH_TOTAL_MAX ((int64_t)1 << 62)
+
+/* a + b for memory figures, saturating at INT64_MAX: a sum past it then
+ * compares above any budget instead of wrapping to a negative number. */
+static inline int64_t bytes_add(int64_t a, int64_t b)
+{
+    return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
 
 /* Largest cost of one node, the same for every format. A schedule's cost
  * then overflows a double only past 1.7e8 steps of such nodes, which sim.c
