@@ -6,7 +6,6 @@
 #include "src/solver.h"
 
 #define SOLVERS(X) \
-    X(auto) \
     X(noremat) \
     X(chen) \
     X(greedy) \
@@ -17,7 +16,8 @@
     X(join) \
     X(kusumoto_exact) \
     X(kusumoto_approx) \
-    X(fastsa)
+    X(fastsa) \
+    X(auto)
 
 #define X(name) extern const SolverClass solver_##name;
 SOLVERS(X)
