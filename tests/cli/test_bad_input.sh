@@ -66,7 +66,7 @@ import json
 print(json.dumps({'format':'remat-graph','nodes':[{'id':'i%d'%i,'phase':'input','size':2**53} for i in range(1100)]+[{'id':'x','inputs':['i0']}]}))" >"$T/sum.json"
 run $REMAT info "$T/sum.json"
 expect_rc 1 sum.json
-expect_err "sum.json: nodes\[512\] \(id 'i512'\): the sizes and workspaces of the nodes up to this one sum past 2\^62" "sizes summing past 2^62"
+expect_err "sum.json: nodes\[511\] \(id 'i511'\): the sizes and workspaces of the nodes up to this one sum to 2\^62 bytes or more" "sizes summing to 2^62"
 expect_one_line_err sum.json
 # the same cost limit in every format, so no total can print as "inf"
 case_graph cost_dot.dot 1 "node 'a': cost '1.7e308' is not a decimal number in 0\.\.1e300" 'digraph g { a [cost="1.7e308"]; b [cost="1.7e308"]; a -> b; }'
