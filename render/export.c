@@ -40,15 +40,9 @@ static void put(Buf *b, const char *fmt, ...)
 
 static void put_id(Buf *b, const char *s)
 {
-    put(b, "\"");
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\')
-            put(b, "\\%c", *s);
-        else if (*s == '\n')
-            put(b, " ");
-        else
-            put(b, "%c", *s);
-    put(b, "\"");
+    char *q = dot_quote(s);
+    put(b, "%s", q);
+    free(q);
 }
 
 static const char *const palette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#ffff99",
@@ -82,10 +76,13 @@ char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov)
     return export_dot_marked(g, plan, ov, NULL);
 }
 
+/* The drawing is the data DOT (graph_to_dot_ex) with labels, colours and
+ * clusters added, so `remat` reads an exported drawing back as the very
+ * graph it drew; Graphviz ignores the data attributes. */
 char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m)
 {
-    Buf b = {xmalloc(4096), 0, 4096};
-    b.s[0] = '\0';
+    Buf head = {xmalloc(1024), 0, 1024}, tail = {xmalloc(1024), 0, 1024};
+    head.s[0] = tail.s[0] = '\0';
     int *runs = xcalloc((size_t)g->n + 1, sizeof *runs);
     unsigned char *at_peak = xcalloc((size_t)g->n + 1, 1);
     if (m && plan) {
@@ -94,71 +91,70 @@ char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
     } else {
         marks_compute(g, plan, runs, at_peak);
     }
-    put(&b, "digraph ");
-    put_id(&b, g->name[0] ? g->name : "graph");
-    put(&b, " {\n  rankdir=TB;\n  node [shape=box style=\"rounded,filled\" fillcolor=white fontname=Helvetica fontsize=10];\n");
+    put(&head, "  rankdir=TB;\n  node [shape=box style=\"rounded,filled\" fillcolor=white fontname=Helvetica fontsize=10];\n");
     if (plan) {
         char pk[32];
         units_format_bytes(plan->peak, pk, sizeof pk);
-        put(&b, "  label=\"%s: peak %s, cost %+.1f%%, red outline = alive at peak, orange = recomputed\";\n",
-            plan->solver ? plan->solver : "plan", pk, 100 * plan_overhead(plan));
-        put(&b, "  labelloc=t;\n");
+        put(&head, "  label=");
+        char lab[256];
+        snprintf(lab, sizeof lab, "%s: peak %s, cost %+.1f%%, red outline = alive at peak, orange = recomputed",
+                 plan->solver ? plan->solver : "plan", pk, 100 * plan_overhead(plan));
+        put_id(&head, lab);
+        put(&head, ";\n  labelloc=t;\n");
     }
-    /* clusters for overlay groups that are flat (no nesting in DOT here) */
+    /* clusters for overlay groups that are flat (no nesting in DOT here),
+     * after the node statements so the node order stays the graph's */
     unsigned char *in_cluster = xcalloc((size_t)g->n, 1);
     if (ov)
         for (int i = 0; i < ov->n; i++) {
             const OverlayGroup *gr = &ov->groups[i];
             if (gr->kind == OVERLAY_SEPARATOR)
                 continue;
-            put(&b, "  subgraph \"cluster_%d\" {\n    label=", i);
-            put_id(&b, gr->label);
-            put(&b, ";\n    style=filled; fillcolor=\"%s40\";\n", palette[i % 10]);
+            put(&tail, "  subgraph \"cluster_%d\" {\n    label=", i);
+            put_id(&tail, gr->label);
+            put(&tail, ";\n    style=filled; fillcolor=\"%s40\";\n", palette[i % 10]);
             for (int k = 0; k < gr->n; k++)
                 if (!in_cluster[gr->nodes[k]]) {
                     in_cluster[gr->nodes[k]] = 1;
-                    put(&b, "    ");
-                    put_id(&b, g->nodes[gr->nodes[k]].id);
-                    put(&b, ";\n");
+                    put(&tail, "    ");
+                    put_id(&tail, g->nodes[gr->nodes[k]].id);
+                    put(&tail, ";\n");
                 }
-            put(&b, "  }\n");
+            put(&tail, "  }\n");
         }
+    char **extra = xcalloc((size_t)g->n + 1, sizeof *extra);
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
-        char sz[32];
+        Buf x = {xmalloc(128), 0, 128};
+        x.s[0] = '\0';
+        char sz[32], *lab = xmalloc(strlen(nd->id) + strlen(nd->op) + 48);
         units_format_bytes(nd->size, sz, sizeof sz);
-        put(&b, "  ");
-        put_id(&b, nd->id);
-        put(&b, " [label=\"");
-        for (const char *c = nd->id; *c; c++)
-            put(&b, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
-        put(&b, "\\n%s %s\"", nd->op, sz);
+        sprintf(lab, "%s\n%s %s", nd->id, nd->op, sz);
+        put(&x, "label=");
+        put_id(&x, lab);
+        free(lab);
         const char *fill = nd->phase == PHASE_INPUT ? "#eeeeee"
                            : nd->phase == PHASE_BWD ? "#e8f0ff"
                            : nd->phase == PHASE_LOSS ? "#ffe8e8"
                                                     : "white";
-        if (runs[v] > 1) {
-            put(&b, " fillcolor=orange xlabel=\"x%d\"", runs[v]);
-        } else {
-            put(&b, " fillcolor=\"%s\"", fill);
-        }
+        if (runs[v] > 1)
+            put(&x, " fillcolor=orange xlabel=\"x%d\"", runs[v]);
+        else
+            put(&x, " fillcolor=\"%s\"", fill);
         if (at_peak[v])
-            put(&b, " color=red penwidth=2");
-        put(&b, "];\n");
+            put(&x, " color=red penwidth=2");
+        extra[v] = x.s;
     }
+    char *out = graph_to_dot_ex(g, head.s, extra, tail.s);
     for (int v = 0; v < g->n; v++)
-        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
-            put(&b, "  ");
-            put_id(&b, g->nodes[g->in_idx[k]].id);
-            put(&b, " -> ");
-            put_id(&b, g->nodes[v].id);
-            put(&b, ";\n");
-        }
-    put(&b, "}\n");
+        free(extra[v]);
+    free(extra);
+    free(head.s);
+    free(tail.s);
     free(runs);
     free(at_peak);
     free(in_cluster);
-    return b.s;
+    return out;
 }
 
 static char gv_err[512];

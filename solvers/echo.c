@@ -266,9 +266,7 @@ static int echo_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         int64_t pk = peak_of(g, &trial);
         if (pk < best) {
             best = pk;
-            Plan tmp = *out;
-            *out = trial;
-            trial = tmp;
+            plan_swap_steps(out, &trial);
         } else {
             chosen[c] = 0;
         }

@@ -28,7 +28,18 @@ typedef struct {
     int *order;     /* the graph's topological order, input nodes left out */
     int T;
     int *pos;       /* position of each node in order, -1 for inputs */
+    /* positions of each node's readers, ascending: reader_pos[reader_off[v]
+     * .. reader_off[v+1]) */
+    int *reader_off, *reader_pos;
 } Greedy;
+
+/* A candidate for eviction with its key when pushed; stale once the node's
+ * version has moved on (its key changed, or it was dropped). */
+typedef struct {
+    int64_t size;
+    int cheap, next, node;
+    unsigned ver;
+} Evict;
 
 /* Working state of one run. */
 typedef struct {
@@ -38,10 +49,13 @@ typedef struct {
     unsigned char *done;      /* ran at least once */
     int *need;                /* consumers that have not run yet */
     int *pin;                 /* readers waiting on the stack */
-    int *held;                /* list of present non-input values */
-    int *held_at;             /* index in held, -1 when absent */
-    int nheld;
+    int *missing;             /* non-input inputs not held */
+    int *next_reader;         /* index into the reader list: first not yet run */
+    unsigned *ver;
     int64_t cur;              /* model memory between steps */
+    int track;                /* keep the heap (a budget was given) */
+    Evict *heap;
+    int nheap, capheap;
 } Run;
 
 static int is_input(const Graph *g, int v)
@@ -49,22 +63,131 @@ static int is_input(const Graph *g, int v)
     return g->nodes[v].phase == PHASE_INPUT;
 }
 
+/* ---- the eviction order: a max-heap with lazy deletion --------------------
+ * The rule is the lexicographic maximum of (size, cheap, next use, -index)
+ * over held values that are not outputs, not empty and not pinned (the
+ * heap holds exactly those): the
+ * largest value; among equals one whose inputs are all held (a one-step
+ * rebuild); then the one read latest (Belady); then the lowest index. Each
+ * change of a value's key pushes a fresh entry and bumps its version, so a
+ * pop skips stale entries; an eviction is O(log n) instead of a scan of
+ * every held value. */
+
+static int evict_less(const Evict *a, const Evict *b)
+{
+    if (a->size != b->size)
+        return a->size < b->size;
+    if (a->cheap != b->cheap)
+        return a->cheap < b->cheap;
+    if (a->next != b->next)
+        return a->next < b->next;
+    return a->node > b->node;
+}
+
+static void heap_up(Evict *h, int i)
+{
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!evict_less(&h[p], &h[i]))
+            break;
+        Evict t = h[p];
+        h[p] = h[i];
+        h[i] = t;
+        i = p;
+    }
+}
+
+static void heap_down(Evict *h, int n, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && evict_less(&h[m], &h[l]))
+            m = l;
+        if (r < n && evict_less(&h[m], &h[r]))
+            m = r;
+        if (m == i)
+            return;
+        Evict t = h[m];
+        h[m] = h[i];
+        h[i] = t;
+        i = m;
+    }
+}
+
+static int candidate(const Run *r, int v)
+{
+    const Graph *g = r->g;
+    return r->present[v] && !r->pin[v] && !is_input(g, v) && !g->is_output[v] && g->nodes[v].size > 0;
+}
+
+static int entry_valid(const Run *r, const Evict *c)
+{
+    return c->ver == r->ver[c->node] && candidate(r, c->node);
+}
+
+/* Position in the order of v's next first-time reader (T + 1 when none). */
+static int next_use(const Run *r, int v)
+{
+    const Greedy *st = r->st;
+    int k = st->reader_off[v] + r->next_reader[v];
+    return k < st->reader_off[v + 1] ? st->reader_pos[k] : st->T + 1;
+}
+
+static void heap_push_raw(Run *r, Evict c)
+{
+    xgrow((void **)&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap);
+    r->heap[r->nheap] = c;
+    heap_up(r->heap, r->nheap++);
+}
+
+/* v's key changed (or v became a candidate): invalidate old entries and
+ * push the current key. Stale entries are swept out when they outnumber
+ * the live ones, so the heap stays O(n). */
+static void touch(Run *r, int v)
+{
+    r->ver[v]++;
+    if (!r->track || !candidate(r, v))
+        return;
+    if (r->nheap > 2 * r->g->n + 1024) {
+        int m = 0;
+        for (int i = 0; i < r->nheap; i++)
+            if (entry_valid(r, &r->heap[i]))
+                r->heap[m++] = r->heap[i];
+        r->nheap = m;
+        for (int i = m / 2 - 1; i >= 0; i--)
+            heap_down(r->heap, m, i);
+    }
+    heap_push_raw(r, (Evict){r->g->nodes[v].size, r->missing[v] == 0, next_use(r, v), v, r->ver[v]});
+}
+
+/* A held value appeared or vanished: its readers' "cheap" may flip. */
+static void readers_changed(Run *r, int v, int d)
+{
+    const Graph *g = r->g;
+    for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+        int w = g->out_idx[k];
+        r->missing[w] += d;
+        if (r->present[w] && (r->missing[w] == 0 || (d > 0 && r->missing[w] == 1)))
+            touch(r, w);
+    }
+}
+
 static void hold(Run *r, int v)
 {
     r->present[v] = 1;
-    r->held_at[v] = r->nheld;
-    r->held[r->nheld++] = v;
     r->cur += r->g->nodes[v].size;
+    if (r->track)
+        readers_changed(r, v, -1);
+    touch(r, v);
 }
 
 static void drop(Run *r, int v)
 {
-    int i = r->held_at[v], last = r->held[--r->nheld];
-    r->held[i] = last;
-    r->held_at[last] = i;
-    r->held_at[v] = -1;
     r->present[v] = 0;
     r->cur -= r->g->nodes[v].size;
+    r->ver[v]++;
+    if (r->track)
+        readers_changed(r, v, +1);
 }
 
 /* Free v when no reader needs it any more (outputs stay to the end). */
@@ -75,90 +198,61 @@ static void maybe_free(Run *r, int v)
         drop(r, v);
 }
 
-/* Position in the order of v's next first-time reader (INT_MAX-ish when none). */
-static int next_use(const Run *r, int v)
-{
-    const Graph *g = r->g;
-    int best = r->st->T + 1;
-    for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-        int w = g->out_idx[k];
-        if (!r->done[w] && r->st->pos[w] < best)
-            best = r->st->pos[w];
-    }
-    return best;
-}
-
-/* 1 when every non-input input of v is held, so rebuilding v is one step. */
-static int cheap(const Run *r, int v)
-{
-    const Graph *g = r->g;
-    for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
-        int u = g->in_idx[k];
-        if (!is_input(g, u) && !r->present[u])
-            return 0;
-    }
-    return 1;
-}
-
 /* Drop values until running x fits in budget or nothing may be dropped. */
 static void make_room(Run *r, int x, int64_t budget)
 {
     const Graph *g = r->g;
     int64_t want = g->nodes[x].size + g->nodes[x].workspace;
-    while (r->cur + want > budget) {
-        int best = -1, bcheap = 0, bnext = 0;
-        for (int i = 0; i < r->nheld; i++) {
-            int u = r->held[i];
-            if (r->pin[u] || g->is_output[u] || g->nodes[u].size == 0)
-                continue;
-            int64_t su = g->nodes[u].size;
-            if (best >= 0 && su < g->nodes[best].size)
-                continue;
-            int c = cheap(r, u), nx = next_use(r, u);
-            if (best < 0 || su > g->nodes[best].size || c > bcheap ||
-                (c == bcheap && (nx > bnext || (nx == bnext && u < best)))) {
-                best = u;
-                bcheap = c;
-                bnext = nx;
-            }
-        }
-        if (best < 0)
-            return;
-        drop(r, best);
+    while (r->cur + want > budget && r->nheap) {
+        Evict c = r->heap[0];
+        r->heap[0] = r->heap[--r->nheap];
+        heap_down(r->heap, r->nheap, 0);
+        if (entry_valid(r, &c))
+            drop(r, c.node);
     }
 }
 
+/* A pinned value is no candidate: it leaves the heap when pinned and
+ * comes back when the last reader on the stack has run. */
 static void pin_inputs(Run *r, int x, int d)
 {
     const Graph *g = r->g;
-    for (int k = g->in_off[x]; k < g->in_off[x + 1]; k++)
-        r->pin[g->in_idx[k]] += d;
+    for (int k = g->in_off[x]; k < g->in_off[x + 1]; k++) {
+        int u = g->in_idx[k];
+        r->pin[u] += d;
+        if (r->track && r->pin[u] == (d > 0))
+            touch(r, u);
+    }
 }
 
-/* Run x, first rebuilding any missing inputs (depth-first, explicit stack). */
-/* Run x, rebuilding missing inputs first. Returns -1 when the schedule
- * grows past max_steps or the caller cancels (rebuilds can cascade). */
-static int run_node(Run *r, int x, int64_t budget, int *stack, Plan *out, long long max_steps,
-                    Progress *p)
+/* Run x, rebuilding missing inputs first (depth-first, explicit stack;
+ * scan[i] is how far stack entry i has checked its inputs: those before it
+ * are held and pinned, so they stay). Returns -1 when the schedule grows
+ * past max_steps or the caller cancels (rebuilds can cascade). */
+static int run_node(Run *r, int x, int64_t budget, int *stack, int *scan, Plan *out,
+                    long long max_steps, Progress *p)
 {
     const Graph *g = r->g;
     int sp = 0;
+    scan[sp] = g->in_off[x];
     stack[sp++] = x;
     pin_inputs(r, x, 1);
     while (sp) {
         if (out->T > max_steps || ((out->T & 1023) == 0 && progress_cancelled(p)))
             return -1;
         int y = stack[sp - 1], miss = -1;
-        for (int k = g->in_off[y]; k < g->in_off[y + 1]; k++) {
+        for (int k = scan[sp - 1]; k < g->in_off[y + 1]; k++) {
             int u = g->in_idx[k];
             if (!is_input(g, u) && !r->present[u]) {
                 miss = u;
+                scan[sp - 1] = k;
                 break;
             }
         }
         if (miss >= 0) {
             /* a missing input is never on the stack: stack entries are
              * missing values whose readers pin their inputs */
+            scan[sp] = g->in_off[miss];
             stack[sp++] = miss;
             pin_inputs(r, miss, 1);
             continue;
@@ -173,8 +267,16 @@ static int run_node(Run *r, int x, int64_t budget, int *stack, Plan *out, long l
         hold(r, y);
         for (int k = g->in_off[y]; k < g->in_off[y + 1]; k++) {
             int u = g->in_idx[k];
-            if (first)
+            if (first) {
                 r->need[u]--;
+                /* y was u's next first-time reader: readers run first in
+                 * order, and u's list is in order */
+                if (!is_input(g, u)) {
+                    r->next_reader[u]++;
+                    if (r->present[u])
+                        touch(r, u);
+                }
+            }
             maybe_free(r, u);
         }
         maybe_free(r, y);
@@ -193,6 +295,24 @@ static int greedy_prepare(Solver *s, Err *e)
         st->pos[v] = -1;
     for (int t = 0; t < st->T; t++)
         st->pos[st->order[t]] = t;
+    /* readers of each value by position, ascending: appended in order */
+    st->reader_off = xcalloc((size_t)g->n + 1, sizeof *st->reader_off);
+    for (int t = 0; t < st->T; t++) {
+        int w = st->order[t];
+        for (int k = g->in_off[w]; k < g->in_off[w + 1]; k++)
+            st->reader_off[g->in_idx[k] + 1]++;
+    }
+    for (int v = 0; v < g->n; v++)
+        st->reader_off[v + 1] += st->reader_off[v];
+    st->reader_pos = xmallocarray((size_t)st->reader_off[g->n] + 1, sizeof *st->reader_pos);
+    int *fill = xmallocarray((size_t)g->n + 1, sizeof *fill);
+    memcpy(fill, st->reader_off, (size_t)g->n * sizeof *fill);
+    for (int t = 0; t < st->T; t++) {
+        int w = st->order[t];
+        for (int k = g->in_off[w]; k < g->in_off[w + 1]; k++)
+            st->reader_pos[fill[g->in_idx[k]]++] = t;
+    }
+    free(fill);
     s->state = st;
     return ERR_OK;
 }
@@ -202,18 +322,21 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     const Graph *g = s->g;
     const Greedy *st = s->state;
     size_t n = (size_t)g->n;
-    Run r = {.g = g, .st = st, .cur = g->input_bytes};
+    Run r = {.g = g, .st = st, .cur = g->input_bytes, .track = budget != PLAN_NO_BUDGET};
     r.present = xcalloc(n, 1);
     r.done = xcalloc(n, 1);
     r.need = xmallocarray(n, sizeof *r.need);
     r.pin = xcalloc(n, sizeof *r.pin);
-    r.held = xmallocarray(n, sizeof *r.held);
-    r.held_at = xmallocarray(n, sizeof *r.held_at);
+    r.missing = xcalloc(n, sizeof *r.missing);
+    r.next_reader = xcalloc(n, sizeof *r.next_reader);
+    r.ver = xcalloc(n, sizeof *r.ver);
     int *stack = xmallocarray(n, sizeof *stack);
+    int *scan = xmallocarray(n, sizeof *scan);
     for (int v = 0; v < g->n; v++) {
         r.need[v] = g->out_off[v + 1] - g->out_off[v];
-        r.held_at[v] = -1;
         r.present[v] = is_input(g, v);
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            r.missing[v] += !is_input(g, g->in_idx[k]);
     }
     int rc = ERR_OK;
     long long max_steps = 50LL * g->n + 10000;
@@ -228,7 +351,7 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
             }
             progress_set(p, (double)t / st->T);
         }
-        if (run_node(&r, st->order[t], budget, stack, out, max_steps, p)) {
+        if (run_node(&r, st->order[t], budget, stack, scan, out, max_steps, p)) {
             rc = progress_cancelled(p)
                      ? err_set(e, ERR_CANCELLED, "greedy: cancelled")
                      : err_set(e, ERR_LIMIT,
@@ -242,9 +365,12 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     free(r.done);
     free(r.need);
     free(r.pin);
-    free(r.held);
-    free(r.held_at);
+    free(r.missing);
+    free(r.next_reader);
+    free(r.ver);
+    free(r.heap);
     free(stack);
+    free(scan);
     return rc;
 }
 
@@ -254,6 +380,8 @@ static void greedy_release(Solver *s)
     if (st) {
         free(st->order);
         free(st->pos);
+        free(st->reader_off);
+        free(st->reader_pos);
     }
     free(st);
 }

@@ -18,11 +18,20 @@ void err_clear(Err *e)
     e->msg[0] = '\0';
 }
 
+/* One line, safe for a terminal: line breaks and tabs become spaces, other
+ * control characters (C0, DEL, C1 as UTF-8 C2 80..9F) a '?', since ids and
+ * file names quoted in messages come from files. */
 static void one_line(char *s)
 {
-    for (; *s; s++)
-        if (*s == '\n' || *s == '\r')
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n' || c == '\r' || c == '\t')
             *s = ' ';
+        else if (c < 0x20 || c == 0x7f)
+            *s = '?';
+        else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+            s[0] = s[1] = '?';
+    }
 }
 
 int err_vset(Err *e, int code, const char *fmt, va_list ap)
@@ -61,6 +70,7 @@ void err_prefix(Err *e, const char *prefix)
     memcpy(tmp + pl + 2, e->msg, ml);
     tmp[pl + 2 + ml] = '\0';
     memcpy(e->msg, tmp, sizeof tmp);
+    one_line(e->msg);
 }
 
 const char *err_label(int code)

@@ -31,38 +31,54 @@ char *file_read_all(const char *path, size_t *len, Err *e)
             return NULL;
         }
     }
+    /* Grow to at most one byte past the limit, so an endless stream
+     * (/dev/zero, a pipe) is refused after FILE_MAX_BYTES + 1 bytes, and
+     * stop at the first NUL byte: no format the project reads is binary. */
     size_t cap = 1 << 16, n = 0;
     char *buf = xmalloc(cap);
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > FILE_MAX_BYTES) {
+            if (n > FILE_MAX_BYTES) {
                 err_set(e, ERR_IO, "%s: file larger than %zu MiB; refusing to load it", path,
                         FILE_MAX_BYTES >> 20);
-                free(buf);
-                if (f != stdin)
-                    fclose(f);
-                return NULL;
+                goto fail;
             }
-            cap *= 2;
+            cap = cap > FILE_MAX_BYTES / 2 ? FILE_MAX_BYTES + 2 : cap * 2;
             buf = xrealloc(buf, cap);
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
+        const char *nul = got ? memchr(buf + n, '\0', got) : NULL;
         n += got;
+        if (nul) {
+            int line, col;
+            buf[n] = '\0';
+            text_line_col(buf, (size_t)(nul - buf), &line, &col);
+            err_set(e, ERR_PARSE, "%s:%d:%d: NUL byte: not a text file", path, line, col);
+            goto fail;
+        }
         if (got == 0)
             break;
     }
-    int bad = ferror(f);
+    if (ferror(f)) {
+        err_set(e, ERR_IO, "%s: read error", path);
+        goto fail;
+    }
     if (f != stdin)
         fclose(f);
-    if (bad) {
-        err_set(e, ERR_IO, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
     buf[n] = '\0';
+    /* a UTF-8 byte-order mark is not content: every reader skips it alike */
+    if (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+        n -= 3;
+        memmove(buf, buf + 3, n + 1);
+    }
     if (len)
         *len = n;
     return buf;
+fail:
+    free(buf);
+    if (f != stdin)
+        fclose(f);
+    return NULL;
 }
 
 int file_write_all(const char *path, const char *data, size_t len, Err *e)
@@ -105,7 +121,9 @@ size_t text_invalid_utf8(const char *text, size_t len)
         unsigned c = s[i];
         int n;
         unsigned min;
-        if (c < 0x80) {
+        if (c == 0) {
+            return i + 1;
+        } else if (c < 0x80) {
             i++;
             continue;
         } else if ((c & 0xe0) == 0xc0) {
@@ -143,6 +161,29 @@ int text_check_utf8(const char *text, size_t len, const char *fname, Err *e)
         return ERR_OK;
     int line, col;
     text_line_col(text, bad - 1, &line, &col);
+    if (text[bad - 1] == '\0')
+        return err_set(e, ERR_PARSE, "%s:%d:%d: NUL byte: not a text file", fname, line, col);
     return err_set(e, ERR_PARSE, "%s:%d:%d: invalid UTF-8 byte 0x%02x", fname, line, col,
                    (unsigned char)text[bad - 1]);
+}
+
+const char *text_safe(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!n)
+        return "";
+    for (; *s && k + 1 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        /* C0 controls, DEL, and C1 controls (U+0080..U+009F, bytes C2 80..9F) */
+        if (c < 0x20 || c == 0x7f) {
+            buf[k++] = '?';
+        } else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f) {
+            buf[k++] = '?';
+            s++;
+        } else {
+            buf[k++] = (char)c;
+        }
+    }
+    buf[k] = '\0';
+    return buf;
 }

@@ -28,7 +28,10 @@ void fit_result_done(FitResult *r)
 static int try_m(const Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t memory,
                  double max_overhead, double m, Plan *out, Progress *p, Err *e)
 {
-    Graph *gb = graph_scaled(g, m);
+    /* a multiplier whose figures leave the graph limits cannot fit either */
+    Graph *gb = graph_scaled(g, m, NULL);
+    if (!gb)
+        return 0;
     if (graph_min_peak(gb, NULL) > memory) {
         graph_free(gb);
         return 0;
@@ -59,11 +62,9 @@ static int try_m(const Graph *g, const SolverClass *cls, const SolverOpts *opts,
  * step does not move with m: one simulation answers it. */
 static void fit_plain(const Graph *g, int64_t memory, double unit, int b_max, FitResult *out)
 {
-    Graph *g1 = graph_scaled(g, 1);
     int64_t peak1, params = 0;
     double c1;
-    sim_baseline(g1, &peak1, &c1);
-    graph_free(g1);
+    sim_baseline(g, &peak1, &c1);
     out->peak_one = peak1;
     for (int v = 0; v < g->n; v++)
         if (g->nodes[v].phase == PHASE_INPUT && strcmp(g->nodes[v].op, "param") == 0)

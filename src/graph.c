@@ -168,8 +168,8 @@ int graph_add_node(Graph *g, const char *id, const char *op, Phase phase,
                        (long long)size, id), -1;
     if (size > GRAPH_SIZE_MAX)
         return err_set(e, ERR_INVALID, "%s: size of '%s' exceeds 2^53", at, id), -1;
-    if (!(cost >= 0) || !isfinite(cost))
-        return err_set(e, ERR_INVALID, "%s: cost of '%s' must be a finite non-negative number", at, id), -1;
+    if (!(cost >= 0) || !(cost <= GRAPH_COST_MAX))
+        return err_set(e, ERR_INVALID, "%s: cost of '%s' must be a number in 0..1e300", at, id), -1;
     if (workspace < 0 || workspace > GRAPH_SIZE_MAX)
         return err_set(e, ERR_INVALID, "%s: workspace of '%s' must be in 0..2^53", at, id), -1;
     if ((int)phase < 0 || phase >= PHASE_COUNT)
@@ -456,6 +456,18 @@ int graph_finalize(Graph *g, Err *e)
         if (g->is_output[v])
             g->outputs[g->n_outputs++] = v;
 
+    /* every memory figure is a sum of at most all sizes and one workspace;
+     * bounding the whole sum keeps each of them (and any two added) inside
+     * int64. Each term is at most 2^54, so the check itself cannot wrap. */
+    int64_t total = 0;
+    for (int v = 0; v < n; v++) {
+        total += g->nodes[v].size + g->nodes[v].workspace;
+        if (total >= GRAPH_TOTAL_MAX)
+            return err_set(e, ERR_INVALID,
+                           "%s: the sizes and workspaces of the nodes up to this one sum to 2^62 "
+                           "bytes or more, beyond what memory figures can hold",
+                           where_of(g, v, at, sizeof at));
+    }
     g->input_bytes = 0;
     for (int v = 0; v < n; v++)
         if (g->nodes[v].phase == PHASE_INPUT)
@@ -527,31 +539,47 @@ int64_t graph_min_peak(const Graph *g, int *node)
     return g->input_bytes + best;
 }
 
-Graph *graph_scaled(const Graph *g, double mult)
+Graph *graph_scaled(const Graph *g, double mult, Err *e)
 {
     Graph *c = graph_new();
-    Err e;
+    char at[300];
+    int rc = ERR_OK;
     graph_set_info(c, g->name, g->source, g->cost_unit, g->size_unit);
-    for (int v = 0; v < g->n; v++) {
+    for (int v = 0; v < g->n && !rc; v++) {
         const Node *nd = &g->nodes[v];
         int fixed = nd->phase == PHASE_INPUT && strcmp(nd->op, "param") == 0;
         double m = fixed ? 1.0 : mult;
-        int64_t size = (int64_t)llround((double)nd->size * m);
-        if (size > GRAPH_SIZE_MAX)
-            size = GRAPH_SIZE_MAX;
-        graph_add_node(c, nd->id, nd->op, nd->phase, size, fixed ? nd->cost : nd->cost * mult,
-                       (int64_t)llround((double)nd->workspace * mult), NULL, &e);
+        double size = round((double)nd->size * m), ws = round((double)nd->workspace * m);
+        double cost = nd->cost * m;
+        if (!(size <= (double)GRAPH_SIZE_MAX && ws <= (double)GRAPH_SIZE_MAX && cost <= GRAPH_COST_MAX)) {
+            rc = err_set(e, ERR_INVALID, "%s: multiplied by %g, its %s exceeds %s", where_of(g, v, at, sizeof at),
+                         mult, cost <= GRAPH_COST_MAX ? (size <= (double)GRAPH_SIZE_MAX ? "workspace" : "size") : "cost",
+                         cost <= GRAPH_COST_MAX ? "2^53" : "1e300");
+            break;
+        }
+        if (graph_add_node(c, nd->id, nd->op, nd->phase, (int64_t)size, cost, (int64_t)ws, NULL, e) < 0) {
+            rc = ERR_INVALID;
+            break;
+        }
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
             graph_add_input_name(c, v, g->nodes[g->in_idx[k]].id);
         if (nd->grad_of >= 0)
             graph_set_grad_of_name(c, v, g->nodes[nd->grad_of].id);
     }
-    if (g->outputs_explicit)
+    if (!rc && g->outputs_explicit)
         for (int i = 0; i < g->n_outputs; i++)
             graph_add_output_name(c, g->nodes[g->outputs[i]].id);
-    if (mult == 1.0)
+    if (!rc && mult == 1.0)
         graph_set_recipe(c, g->recipe);
-    graph_finalize(c, &e);
+    if (!rc && (rc = graph_finalize(c, e)) == ERR_INVALID) {
+        char m[64];
+        snprintf(m, sizeof m, "multiplied by %g", mult);
+        err_prefix(e, m);
+    }
+    if (rc) {
+        graph_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -563,5 +591,6 @@ void graph_set_recipe(Graph *g, const char *json)
 
 Graph *graph_clone(const Graph *g)
 {
-    return graph_scaled(g, 1.0);
+    /* a finalized graph scaled by 1 passes every check it passed before */
+    return graph_scaled(g, 1.0, NULL);
 }

@@ -21,6 +21,24 @@ typedef enum Phase { PHASE_INPUT, PHASE_FWD, PHASE_LOSS, PHASE_BWD, PHASE_COUNT 
  * JSON numbers are doubles, so anything past 2^53 could not round-trip. */
 #define GRAPH_SIZE_MAX ((int64_t)1 << 53)
 
+/* The sum of every node's size and workspace stays below this (graph_finalize
+ * refuses more). Memory at any step, a peak, a baseline or any solver's sum
+ * of live sizes is then below it too, so two such figures add without
+ * overflow; models that add more (2 S + A) use bytes_add. */
+#define GRAPH_TOTAL_MAX ((int64_t)1 << 62)
+
+/* a + b for memory figures, saturating at INT64_MAX: a sum past it then
+ * compares above any budget instead of wrapping to a negative number. */
+static inline int64_t bytes_add(int64_t a, int64_t b)
+{
+    return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* Largest cost of one node, the same for every format. A schedule's cost
+ * then overflows a double only past 1.7e8 steps of such nodes, which sim.c
+ * refuses rather than report as infinite. */
+#define GRAPH_COST_MAX 1e300
+
 typedef struct Node {
     char *id;           /* unique, non-empty; owned */
     char *op;           /* operation kind ("conv2d"); owned, never NULL */
@@ -81,7 +99,8 @@ void graph_set_info(Graph *g, const char *name, const char *source,
 /* Add a node; id and op are copied (op NULL means "op"). `where` names the
  * node's position in the source ("nodes[3]", "line 12") for later messages;
  * copied, may be NULL. Returns the new index, or -1 with ERR_INVALID for an
- * empty or duplicate id, or a negative/non-finite size, cost or workspace. */
+ * empty or duplicate id, a size or workspace outside 0..GRAPH_SIZE_MAX, or a
+ * cost outside 0..GRAPH_COST_MAX. */
 int graph_add_node(Graph *g, const char *id, const char *op, Phase phase,
                    int64_t size, double cost, int64_t workspace,
                    const char *where, Err *e);
@@ -93,8 +112,9 @@ void graph_set_grad_of_name(Graph *g, int v, const char *fwd_id);
 void graph_add_output_name(Graph *g, const char *id);
 
 /* Resolve, validate and index. Returns ERR_OK, or ERR_INVALID (unknown id,
- * empty graph, input node with inputs, bad grad_of) or ERR_CYCLE (naming
- * the nodes of one cycle). The graph must not be used after a failure
+ * empty graph, input node with inputs, bad grad_of, sizes and workspaces
+ * summing past GRAPH_TOTAL_MAX) or ERR_CYCLE (naming the nodes of one
+ * cycle). The graph must not be used after a failure
  * except to graph_free it. */
 int graph_finalize(Graph *g, Err *e);
 
@@ -111,11 +131,14 @@ void graph_set_recipe(Graph *g, const char *json);
 /* Deep copy of a finalized graph. */
 Graph *graph_clone(const Graph *g);
 
-/* Copy with every batch-dependent figure multiplied by mult: sizes,
+/* Copy with every batch-dependent figure multiplied by mult (> 0): sizes,
  * workspaces and costs of all nodes except parameters (input nodes whose
- * op is "param"), which do not grow with the batch. The recipe is kept
- * only for mult 1 (it rebuilds the unscaled model). Caller frees. */
-Graph *graph_scaled(const Graph *g, double mult);
+ * op is "param"), which do not grow with the batch; sizes are rounded to
+ * whole bytes. The recipe is kept only for mult 1 (it rebuilds the
+ * unscaled model). Caller frees. NULL with ERR_INVALID when a scaled
+ * figure leaves the ranges graph_add_node and graph_finalize accept (the
+ * message names the node and the multiplier). */
+Graph *graph_scaled(const Graph *g, double mult, Err *e);
 
 /* Count of nodes in each phase into counts[PHASE_COUNT]. */
 void graph_phase_counts(const Graph *g, int counts[PHASE_COUNT]);

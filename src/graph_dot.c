@@ -17,6 +17,7 @@
 #include "src/fileio.h"
 #include "src/graph_io.h"
 #include "src/json_util.h"
+#include "src/numparse.h"
 #include "src/xalloc.h"
 
 /* cgraph reports errors through a global callback; serialise loads so two
@@ -77,8 +78,14 @@ static void dot_syntax_error(const char *text, const char *fname, Err *e)
                 col = (int)(hit - ls) + 1;
         }
     }
+    /* the reason, when it is not the usual one: "memory exhausted" */
+    char why[64] = "";
+    const char *r = strstr(dot_errbuf, "Error: ");
+    const char *rend = r ? strstr(r, " in line") : NULL;
+    if (r && rend && rend - r - 7 < (long)sizeof why - 3 && strncmp(r + 7, "syntax error", 12) != 0)
+        snprintf(why, sizeof why, ": %.*s", (int)(rend - r - 7), r + 7);
     if (line > 0)
-        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT%s%s%s", fname, line, col,
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT%s%s%s%s", fname, line, col, why,
                 near[0] ? " near '" : "", near, near[0] ? "'" : "");
     else
         err_set(e, ERR_PARSE, "%s:1:1: invalid DOT: %s", fname,
@@ -115,33 +122,29 @@ static const char *unesc(const char *s, int slot)
     return buf[slot];
 }
 
-static int parse_i64(const char *s, int64_t *out)
+static int edge_seq_cmp(const void *a, const void *b)
 {
-    char *end;
-    double d = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (end == s || *end || !isfinite(d) || d != floor(d) || d < 0 || d > 9007199254740992.0)
-        return -1;
-    *out = (int64_t)d;
-    return 0;
+    uint64_t x = AGSEQ(*(Agedge_t *const *)a), y = AGSEQ(*(Agedge_t *const *)b);
+    return x < y ? -1 : x > y;
 }
 
-static int parse_num(const char *s, double *out)
+/* A node attribute by its symbol, looked up once per file rather than by
+ * name for every node (cgraph's name lookups dominated large files). */
+static const char *nattr(Agnode_t *an, Agsym_t *sym)
 {
-    char *end;
-    double d = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (end == s || *end || !isfinite(d) || d < 0)
-        return -1;
-    *out = d;
-    return 0;
+    if (!sym)
+        return NULL;
+    char *v = agxget(an, sym);
+    return v && *v ? v : NULL;
 }
 
 static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
 {
     char where[300];
+    Agsym_t *s_phase = agattr(ag, AGNODE, "phase", NULL), *s_size = agattr(ag, AGNODE, "size", NULL),
+            *s_ws = agattr(ag, AGNODE, "workspace", NULL), *s_cost = agattr(ag, AGNODE, "cost", NULL),
+            *s_op = agattr(ag, AGNODE, "op", NULL), *s_grad = agattr(ag, AGNODE, "grad_of", NULL),
+            *s_out = agattr(ag, AGNODE, "output", NULL);
     for (Agnode_t *an = agfstnode(ag); an; an = agnxtnode(ag, an)) {
         const char *id = unesc(agnameof(an), 0);
         snprintf(where, sizeof where, "node '%s'", id);
@@ -149,27 +152,27 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         double cost = 1;
         const char *v;
         int phase = PHASE_FWD;
-        if ((v = attr(an, "phase")) && (phase = phase_parse(v)) < 0)
+        if ((v = nattr(an, s_phase)) && (phase = phase_parse(v)) < 0)
             return err_set(e, ERR_INVALID, "%s: %s: unknown phase '%s'", fname, where, v);
-        if ((v = attr(an, "size")) && parse_i64(v, &size))
+        if ((v = nattr(an, s_size)) && num_parse_int(v, GRAPH_SIZE_MAX, &size))
             return err_set(e, ERR_INVALID, "%s: %s: size '%s' is not an integer in 0..2^53", fname,
                            where, v);
-        if ((v = attr(an, "workspace")) && parse_i64(v, &ws))
+        if ((v = nattr(an, s_ws)) && num_parse_int(v, GRAPH_SIZE_MAX, &ws))
             return err_set(e, ERR_INVALID, "%s: %s: workspace '%s' is not an integer in 0..2^53",
                            fname, where, v);
-        if ((v = attr(an, "cost")) && parse_num(v, &cost))
-            return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a finite non-negative number",
+        if ((v = nattr(an, s_cost)) && num_parse_real(v, GRAPH_COST_MAX, &cost))
+            return err_set(e, ERR_INVALID, "%s: %s: cost '%s' is not a decimal number in 0..1e300",
                            fname, where, v);
-        const char *op = unesc(attr(an, "op"), 1);
+        const char *op = unesc(nattr(an, s_op), 1);
         if (!op)
             op = phase == PHASE_INPUT ? "input" : "op";
         Err ne;
         err_clear(&ne);
         if (graph_add_node(g, id, op, (Phase)phase, size, cost, ws, where, &ne) < 0)
             return err_set(e, ne.code, "%s: %s", fname, ne.msg);
-        if ((v = attr(an, "grad_of")))
+        if ((v = nattr(an, s_grad)))
             graph_set_grad_of_name(g, g->n - 1, unesc(v, 1));
-        if ((v = attr(an, "output")) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
+        if ((v = nattr(an, s_out)) && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0))
             graph_add_output_name(g, id);
     }
     /* edges in the order they were written: walk every node's out-edges and
@@ -180,15 +183,7 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
         for (Agedge_t *ae = agfstout(ag, an); ae; ae = agnxtout(ag, ae))
             if (k < m)
                 edges[k++] = ae;
-    for (int i = 1; i < k; i++) { /* insertion sort by seq: edges are few per file */
-        Agedge_t *x = edges[i];
-        int j = i - 1;
-        while (j >= 0 && AGSEQ(edges[j]) > AGSEQ(x)) {
-            edges[j + 1] = edges[j];
-            j--;
-        }
-        edges[j + 1] = x;
-    }
+    qsort(edges, (size_t)k, sizeof *edges, edge_seq_cmp);
     for (int i = 0; i < k; i++) {
         int v = graph_find(g, unesc(agnameof(aghead(edges[i])), 0));
         graph_add_input_name(g, v, unesc(agnameof(agtail(edges[i])), 1));
@@ -197,12 +192,20 @@ static int read_nodes(Agraph_t *ag, Graph *g, const char *fname, Err *e)
     return ERR_OK;
 }
 
+/* cgraph's parser runs out of stack a few thousand braces deep and then
+ * drops what it had read; nothing real nests a tenth as deep. */
+#ifndef DOT_DEPTH_MAX
+#define DOT_DEPTH_MAX 1000
+#endif
+
 /* Offset just past the '}' that closes the first graph body, skipping
  * strings, HTML labels and comments; 0 when there is none (cgraph then
- * reports the syntax error). */
-static size_t dot_body_end(const char *t, size_t len)
+ * reports the syntax error). *deep is the offset of the first '{' nested
+ * past DOT_DEPTH_MAX, or 0. */
+static size_t dot_body_end(const char *t, size_t len, size_t *deep)
 {
     int depth = 0;
+    *deep = 0;
     for (size_t i = 0; i < len; i++) {
         char c = t[i];
         if (c == '"') {
@@ -225,7 +228,8 @@ static size_t dot_body_end(const char *t, size_t len)
             while (i < len && t[i] != '\n')
                 i++;
         } else if (c == '{') {
-            depth++;
+            if (++depth > DOT_DEPTH_MAX && !*deep)
+                *deep = i;
         } else if (c == '}' && --depth == 0) {
             return i + 1;
         }
@@ -259,7 +263,14 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
 {
     if (text_check_utf8(text, len, fname, e))
         return NULL;
-    size_t end = dot_body_end(text, len), extra = end ? dot_trailing(text, end, len) : 0;
+    size_t deep, end = dot_body_end(text, len, &deep), extra = end ? dot_trailing(text, end, len) : 0;
+    if (deep) {
+        int line, col;
+        text_line_col(text, deep, &line, &col);
+        err_set(e, ERR_PARSE, "%s:%d:%d: invalid DOT: braces nested more than %d deep", fname, line,
+                col, DOT_DEPTH_MAX);
+        return NULL;
+    }
     if (extra) {
         /* cgraph would silently ignore it and, worse, keep it for the next
          * parse; a second graph or stray text is an error */
@@ -277,6 +288,13 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     Graph *g = NULL;
     if (!ag) {
         dot_syntax_error(text, fname, e);
+        goto out;
+    }
+    if (dot_errbuf[0]) {
+        /* cgraph reported an error (its parser out of memory, say) and
+         * still returned what it had read so far: not the whole file */
+        dot_syntax_error(text, fname, e);
+        dot_lexer_reset();
         goto out;
     }
     dot_lexer_reset();
@@ -340,7 +358,7 @@ static void put_quoted(Buf *b, const char *s)
     put(b, "\"");
 }
 
-char *graph_to_dot(const Graph *g)
+char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail)
 {
     Buf b = {xmalloc(4096), 0, 4096};
     b.s[0] = '\0';
@@ -353,6 +371,8 @@ char *graph_to_dot(const Graph *g)
     put(&b, ";\n  size_unit=");
     put_quoted(&b, g->size_unit);
     put(&b, ";\n");
+    if (head)
+        put(&b, "%s", head);
     char num[40];
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
@@ -372,6 +392,8 @@ char *graph_to_dot(const Graph *g)
         }
         if (g->outputs_explicit && g->is_output[v])
             put(&b, " output=1");
+        if (node_extra && node_extra[v])
+            put(&b, " %s", node_extra[v]);
         put(&b, "];\n");
     }
     for (int v = 0; v < g->n; v++)
@@ -382,6 +404,21 @@ char *graph_to_dot(const Graph *g)
             put_quoted(&b, g->nodes[v].id);
             put(&b, ";\n");
         }
+    if (tail)
+        put(&b, "%s", tail);
     put(&b, "}\n");
+    return b.s;
+}
+
+char *graph_to_dot(const Graph *g)
+{
+    return graph_to_dot_ex(g, NULL, NULL, NULL);
+}
+
+char *dot_quote(const char *s)
+{
+    Buf b = {xmalloc(64), 0, 64};
+    b.s[0] = '\0';
+    put_quoted(&b, s);
     return b.s;
 }

@@ -36,4 +36,14 @@ char *graph_to_json(const Graph *g);
 /* DOT text that graph_from_dot reads back to an identical graph; caller frees. */
 char *graph_to_dot(const Graph *g);
 
+/* graph_to_dot with drawing text added that the reader ignores, so a
+ * drawing reads back as the same graph: head after the graph attributes
+ * (defaults, a label), node_extra[v] (NULL entries allowed; node_extra
+ * itself may be NULL) inside node v's attribute list, tail (clusters that
+ * name existing nodes) before the closing brace. Caller frees. */
+char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail);
+
+/* s as a quoted DOT string the reader decodes back to s; caller frees. */
+char *dot_quote(const char *s);
+
 #endif

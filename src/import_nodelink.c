@@ -15,21 +15,29 @@
 #include <string.h>
 
 #include "src/graph_import.h"
+#include "src/json_util.h"
 #include "src/strmap.h"
 #include "src/xalloc.h"
 
-/* Node key or link endpoint as text. */
-static int key_text(const cJSON *it, char *buf, size_t n)
+/* Node key or link endpoint as text, whole (caller frees): a string as it
+ * is, an integral number in decimal, any other number in the shortest form
+ * that reads back to it (so 1.5 and 2 stay two keys). NULL for other types. */
+static char *key_text(const cJSON *it)
 {
-    if (cJSON_IsString(it)) {
-        snprintf(buf, n, "%s", it->valuestring);
-        return 0;
-    }
-    if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) {
-        snprintf(buf, n, "%.0f", it->valuedouble);
-        return 0;
-    }
-    return -1;
+    if (cJSON_IsString(it))
+        return xstrdup(it->valuestring);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+        return NULL;
+    char buf[40];
+    int64_t v;
+    int st = json_item_int(it, &v);
+    if (st == 0)
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+    else if (it->valuestring) /* the literal of a number a double misreads */
+        return xstrdup(it->valuestring);
+    else
+        snprintf(buf, sizeof buf, "%.17g", it->valuedouble);
+    return xstrdup(buf);
 }
 
 static const cJSON *field(const cJSON *o, const char *a, const char *b)
@@ -38,17 +46,11 @@ static const cJSON *field(const cJSON *o, const char *a, const char *b)
     return x ? x : (b ? cJSON_GetObjectItemCaseSensitive(o, b) : NULL);
 }
 
-static int num_field(const cJSON *o, const char *a, const char *b, double def, double *out)
+/* The name of the first of keys a and b that o has; NULL for neither. */
+static const char *which(const cJSON *o, const char *a, const char *b)
 {
-    const cJSON *x = field(o, a, b);
-    if (!x) {
-        *out = def;
-        return 0;
-    }
-    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < 0)
-        return -1;
-    *out = x->valuedouble;
-    return 0;
+    return cJSON_GetObjectItemCaseSensitive(o, a) ? a
+           : b && cJSON_GetObjectItemCaseSensitive(o, b) ? b : NULL;
 }
 
 /* Array indices of the nodes in the order to add them: graph.order (a
@@ -70,8 +72,9 @@ static int order_of(const cJSON *meta, const StrMap *kmap, int n, const char *fn
     const cJSON *it;
     cJSON_ArrayForEach(it, ord)
     {
-        char k[64];
-        int i = key_text(it, k, sizeof k) ? -1 : strmap_get(kmap, k);
+        char *k = key_text(it);
+        int i = k ? strmap_get(kmap, k) : -1;
+        free(k);
         if (i < 0 || seen[i]) {
             rc = err_set(e, ERR_INVALID, "%s: graph.order[%d]: %s node", fname, q,
                          i < 0 ? "unknown" : "repeated");
@@ -105,8 +108,11 @@ static int check_order_topological(const Graph *g, const char *fname, Err *e)
     return ERR_OK;
 }
 
-static void cleanup(char (*keys)[64], const cJSON **jnode, const char **ids, int *seq, StrMap *kmap)
+static void cleanup(char **keys, int n, const cJSON **jnode, const char **ids, int *seq,
+                    StrMap *kmap)
 {
+    for (int i = 0; i < n; i++)
+        free(keys[i]);
     free(keys);
     free(jnode);
     free(ids);
@@ -132,9 +138,9 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
     int n = cJSON_GetArraySize(nodes);
     /* node keys -> our ids: the Checkmate graphs have unique layer names,
      * which read better than numbers */
-    char (*keys)[64] = calloc((size_t)n + 1, sizeof *keys);
-    const cJSON **jnode = calloc((size_t)n + 1, sizeof *jnode);
-    const char **ids = calloc((size_t)n + 1, sizeof *ids);
+    char **keys = xcalloc((size_t)n + 1, sizeof *keys);
+    const cJSON **jnode = xcalloc((size_t)n + 1, sizeof *jnode);
+    const char **ids = xcalloc((size_t)n + 1, sizeof *ids);
     int *seq = NULL;
     StrMap kmap;
     strmap_init(&kmap);
@@ -151,7 +157,7 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
     char path[64];
     for (i = 0; i < n; i++) {
         const cJSON *k = field(jnode[i], "id", "name");
-        if (!cJSON_IsObject(jnode[i]) || !k || key_text(k, keys[i], sizeof keys[i])) {
+        if (!cJSON_IsObject(jnode[i]) || !k || !(keys[i] = key_text(k))) {
             rc = err_set(e, ERR_INVALID, "%s: nodes[%d]: node needs an \"id\" or \"name\"", fname, i);
             goto out;
         }
@@ -171,23 +177,13 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
         jn = jnode[i];
         snprintf(path, sizeof path, "nodes[%d]", i);
         const char *id = ids[i];
-        double size, cost, param;
-        if (num_field(jn, "cost_ram", "out_cost", 1, &size) || size > 9007199254740992.0 ||
-            size != floor(size)) {
-            rc = err_set(e, ERR_INVALID, "%s: %s: size (cost_ram/out_cost) must be a non-negative integer",
-                         fname, path);
+        int64_t size, param;
+        double cost;
+        const char *ks = which(jn, "cost_ram", "out_cost"), *kc = which(jn, "cost_cpu", "duration");
+        if ((rc = ks ? json_get_size(jn, ks, 1, &size, fname, path, e) : (size = 1, 0)) ||
+            (rc = kc ? json_get_cost(jn, kc, 1, &cost, fname, path, e) : (cost = 1, 0)) ||
+            (rc = json_get_size(jn, "param_cost", 0, &param, fname, path, e)))
             goto out;
-        }
-        if (num_field(jn, "cost_cpu", "duration", 1, &cost)) {
-            rc = err_set(e, ERR_INVALID, "%s: %s: cost (cost_cpu/duration) must be a non-negative number",
-                         fname, path);
-            goto out;
-        }
-        if (num_field(jn, "param_cost", NULL, 0, &param) || param != floor(param) ||
-            param > 9007199254740992.0) {
-            rc = err_set(e, ERR_INVALID, "%s: %s: param_cost must be a non-negative integer", fname, path);
-            goto out;
-        }
         const cJSON *bw = cJSON_GetObjectItemCaseSensitive(jn, "backward");
         Phase ph = PHASE_FWD;
         if (cJSON_IsTrue(bw))
@@ -195,36 +191,41 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
         Err ne;
         err_clear(&ne);
         int v = graph_add_node(g, id, ph == PHASE_BWD ? "backward" : ph == PHASE_LOSS ? "loss" : "op", ph,
-                               (int64_t)size, cost, 0, path, &ne);
+                               size, cost, 0, path, &ne);
         if (v < 0) {
             rc = err_set(e, ne.code, "%s: %s", fname, ne.msg);
             goto out;
         }
         if (param > 0) {
-            char pid[600];
-            snprintf(pid, sizeof pid, "%s.param", id);
-            if (graph_add_node(g, pid, "param", PHASE_INPUT, (int64_t)param, 0, 0, path, &ne) < 0) {
+            size_t L = strlen(id);
+            char *pid = xmalloc(L + 7);
+            memcpy(pid, id, L);
+            memcpy(pid + L, ".param", 7);
+            int pv = graph_add_node(g, pid, "param", PHASE_INPUT, param, 0, 0, path, &ne);
+            if (pv >= 0)
+                graph_add_input_name(g, v, pid);
+            free(pid);
+            if (pv < 0) {
                 rc = err_set(e, ne.code, "%s: %s", fname, ne.msg);
                 goto out;
             }
-            graph_add_input_name(g, v, pid);
         }
     }
     int li = 0;
     const cJSON *jl;
     cJSON_ArrayForEach(jl, links)
     {
-        char s[64], t[64];
         const cJSON *a = field(jl, "source", "0"), *b = field(jl, "target", "1");
-        if (!a || !b || key_text(a, s, sizeof s) || key_text(b, t, sizeof t)) {
+        char *s = a ? key_text(a) : NULL, *t = b ? key_text(b) : NULL;
+        int si = s ? strmap_get(&kmap, s) : -1, ti = t ? strmap_get(&kmap, t) : -1;
+        if (!s || !t)
             rc = err_set(e, ERR_INVALID, "%s: links[%d]: needs source/target (or \"0\"/\"1\")", fname, li);
-            goto out;
-        }
-        int si = strmap_get(&kmap, s), ti = strmap_get(&kmap, t);
-        if (si < 0 || ti < 0) {
+        else if (si < 0 || ti < 0)
             rc = err_set(e, ERR_INVALID, "%s: links[%d]: unknown node '%s'", fname, li, si < 0 ? s : t);
+        free(s);
+        free(t);
+        if (rc)
             goto out;
-        }
         /* node index in g: parameter inputs were interleaved, so look up by id */
         graph_add_input_name(g, graph_find(g, ids[ti]), ids[si]);
         li++;
@@ -235,11 +236,12 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
         size_t L = strlen(vid);
         if (g->nodes[v].phase != PHASE_BWD || L <= 9 || strcmp(vid + L - 9, "_backward") != 0)
             continue;
-        char fwd[512];
-        snprintf(fwd, sizeof fwd, "%.*s", (int)(L - 9), vid);
+        char *fwd = xstrdup(vid);
+        fwd[L - 9] = '\0';
         int f = graph_find(g, fwd);
         if (f >= 0 && g->nodes[f].phase == PHASE_FWD)
             graph_set_grad_of_name(g, v, fwd);
+        free(fwd);
     }
     if ((rc = graph_finalize(g, e))) {
         err_prefix(e, fname);
@@ -247,10 +249,10 @@ Graph *graph_from_nodelink(const cJSON *root, const char *fname, Err *e)
     }
     if (seq_is_order(meta) && (rc = check_order_topological(g, fname, e)))
         goto out;
-    cleanup(keys, jnode, ids, seq, &kmap);
+    cleanup(keys, n, jnode, ids, seq, &kmap);
     return g;
 out:
-    cleanup(keys, jnode, ids, seq, &kmap);
+    cleanup(keys, n, jnode, ids, seq, &kmap);
     graph_free(g);
     return NULL;
 }

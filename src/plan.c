@@ -79,6 +79,17 @@ void plan_copy(Plan *dst, const Plan *src)
         memcpy(dst->steps, src->steps, (size_t)src->T * sizeof *dst->steps);
 }
 
+void plan_swap_steps(Plan *a, Plan *b)
+{
+    int *s = a->steps, T = a->T, cap = a->cap;
+    a->steps = b->steps;
+    a->T = b->T;
+    a->cap = b->cap;
+    b->steps = s;
+    b->T = T;
+    b->cap = cap;
+}
+
 int plan_evaluate_with(Plan *p, const Graph *g, int64_t base_peak, double base_cost, Sim *keep,
                        Err *e)
 {

@@ -46,6 +46,9 @@ void plan_set_names(Plan *p, const char *graph, const char *solver);
 /* Set (copy) or clear (NULL) origin. */
 void plan_set_origin(Plan *p, const char *origin);
 void plan_copy(Plan *dst, const Plan *src);     /* dst is overwritten */
+/* Exchange the schedules of a and b, leaving names, budget and figures:
+ * how a solver keeps its best trial without losing what solver_plan set. */
+void plan_swap_steps(Plan *a, Plan *b);
 
 /* Simulate p on g and store the figures in p. ERR_INVALID (with the
  * simulator's message) when the schedule is invalid. */

@@ -1,4 +1,5 @@
 /* plan_json.c — remat-plan JSON (../shared/spec/formats.md §2) in and out. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,10 +80,20 @@ int plan_from_json(Plan *p, const Graph *g, const char *text, size_t len, const 
     if ((rc = json_get_str(root, "graph", NULL, &gname, fname, "$", e)) ||
         (rc = json_get_str(root, "solver", NULL, &solver, fname, "$", e)))
         goto out;
+    /* a plan names the graph it was made for; read against another one its
+     * ids might still resolve and its figures be quietly wrong */
+    if (gname && strcmp(gname, g->name) != 0) {
+        char a[200], b[200];
+        rc = err_set(e, ERR_INVALID, "%s: $.graph: the plan is for graph '%s', not for '%s'", fname,
+                     text_safe(gname, a, sizeof a), text_safe(g->name, b, sizeof b));
+        goto out;
+    }
     plan_set_names(p, gname, solver);
+    /* figures up to int64, read exactly: a graph may total 2^62 bytes and
+     * costs add up past any one node's limit */
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "budget");
     if (b && !cJSON_IsNull(b)) {
-        if ((rc = json_get_size(root, "budget", 0, &p->budget, fname, "$", e)))
+        if ((rc = json_get_int(root, "budget", 0, INT64_MAX, &p->budget, fname, "$", e)))
             goto out;
     }
     const cJSON *sched = cJSON_GetObjectItemCaseSensitive(root, "schedule");
@@ -112,10 +123,10 @@ int plan_from_json(Plan *p, const Graph *g, const char *text, size_t len, const 
         plan_push(p, v);
         i++;
     }
-    if ((rc = json_get_size(root, "peak", (int64_t)-1, &p->peak, fname, "$", e)) ||
-        (rc = json_get_cost(root, "cost", -1, &p->cost, fname, "$", e)) ||
-        (rc = json_get_size(root, "baseline_peak", (int64_t)-1, &p->baseline_peak, fname, "$", e)) ||
-        (rc = json_get_cost(root, "baseline_cost", -1, &p->baseline_cost, fname, "$", e)))
+    if ((rc = json_get_int(root, "peak", -1, INT64_MAX, &p->peak, fname, "$", e)) ||
+        (rc = json_get_num(root, "cost", -1, DBL_MAX, &p->cost, fname, "$", e)) ||
+        (rc = json_get_int(root, "baseline_peak", -1, INT64_MAX, &p->baseline_peak, fname, "$", e)) ||
+        (rc = json_get_num(root, "baseline_cost", -1, DBL_MAX, &p->baseline_cost, fname, "$", e)))
         goto out;
 out:
     cJSON_Delete(root);

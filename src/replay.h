@@ -44,8 +44,13 @@ typedef struct Replay {
 void replay_init(Replay *r);
 void replay_done(Replay *r);
 
+/* ERR_USAGE, saying the smallest usable scale, when scale is below 1 and
+ * rounding every buffer to whole bytes could move a replay's measured peak
+ * by more than 1 % (--scale 1e-300 would measure nothing at all). */
+int replay_scale_check(const Graph *g, int64_t peak, double scale, Err *e);
+
 /* Replay plan on the CPU. scale <= 0 picks one that makes the peak about
- * 64 MiB (at least 1). target_s: total seconds of compute work to spread
+ * 64 MiB (at least 1); a scale replay_scale_check refuses is ERR_USAGE. target_s: total seconds of compute work to spread
  * over the steps by cost (0.5 is a good default). ERR_INVALID for an
  * invalid schedule, ERR_NOMEM if buffers cannot be had. */
 int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, Replay *out,

@@ -120,6 +120,23 @@ static double calibrate(void)
     return dt > 0 ? 2e6 / dt : 1e9;
 }
 
+int replay_scale_check(const Graph *g, int64_t peak, double scale, Err *e)
+{
+    /* whole-number scales are exact; below 1 each buffer is rounded to a
+     * whole byte, half a byte per live value at most, which must stay
+     * under 1 % of the scaled peak even if every value were live */
+    if (scale >= 1 || peak <= 0)
+        return ERR_OK;
+    double need = 50.0 * g->n / (double)peak;
+    if (scale >= need)
+        return ERR_OK;
+    return err_set(e, ERR_USAGE,
+                   "--scale %g is too small for this plan: buffers are rounded to whole bytes, which "
+                   "at this scale could move the measured peak by more than 1%% (scaled peak %.3g "
+                   "bytes); use --scale %.3g or more",
+                   scale, (double)peak * scale, need < 1 ? need : 1.0);
+}
+
 int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, Replay *out,
                Err *e)
 {
@@ -136,6 +153,10 @@ int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, 
     /* whole-number scales keep "allocated bytes / scale" exact */
     if (scale >= 1)
         scale = floor(scale);
+    if ((rc = replay_scale_check(g, s.peak, scale, e))) {
+        sim_done(&s);
+        return rc;
+    }
     snprintf(out->backend, sizeof out->backend, "cpu");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(out->device, sizeof out->device, "cpu (%ld cores), buffers >= 64 KiB via mmap", ncpu);
@@ -306,9 +327,9 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
     if ((rc = json_get_str(root, "backend", "", &backend, fname, "$", e)) ||
         (rc = json_get_str(root, "device", "", &device, fname, "$", e)) ||
         (rc = json_get_cost(root, "scale", 1, &r->scale, fname, "$", e)) ||
-        (rc = json_get_size(root, "measured_peak", 0, &r->measured_peak, fname, "$", e)) ||
-        (rc = json_get_size(root, "simulated_peak", 0, &r->simulated_peak, fname, "$", e)) ||
-        (rc = json_get_size(root, "rss_peak", 0, &r->rss_peak, fname, "$", e)))
+        (rc = json_get_int(root, "measured_peak", 0, INT64_MAX, &r->measured_peak, fname, "$", e)) ||
+        (rc = json_get_int(root, "simulated_peak", 0, INT64_MAX, &r->simulated_peak, fname, "$", e)) ||
+        (rc = json_get_int(root, "rss_peak", 0, INT64_MAX, &r->rss_peak, fname, "$", e)))
         goto out;
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     snprintf(r->device, sizeof r->device, "%s", device);
@@ -340,9 +361,9 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
             rc = err_set(e, ERR_INVALID, "%s: %s: expected an object", fname, path);
             goto out;
         }
-        if ((rc = json_get_size(st, "simulated", 0, &r->steps[t].simulated, fname, path, e)) ||
-            (rc = json_get_size(st, "measured", 0, &r->steps[t].measured, fname, path, e)) ||
-            (rc = json_get_size(st, "rss", 0, &r->steps[t].rss, fname, path, e)) ||
+        if ((rc = json_get_int(st, "simulated", 0, INT64_MAX, &r->steps[t].simulated, fname, path, e)) ||
+            (rc = json_get_int(st, "measured", 0, INT64_MAX, &r->steps[t].measured, fname, path, e)) ||
+            (rc = json_get_int(st, "rss", 0, INT64_MAX, &r->steps[t].rss, fname, path, e)) ||
             (rc = json_get_cost(st, "time_s", 0, &r->steps[t].time_s, fname, path, e)))
             goto out;
         t++;

@@ -4,6 +4,7 @@
  */
 #include "src/sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,11 @@ int sim_run(const Graph *g, const int *sched, int T, Sim *s, Err *e)
         held[last_prod[o]] = T - 1;
     }
     free(last_prod);
+    if (!isfinite(cost)) {
+        free(held);
+        return err_set(e, ERR_INVALID, "the schedule's %d steps cost more than a double holds "
+                       "(node costs near the 1e300 limit)", T);
+    }
 
     int64_t *mem = xcalloc((size_t)T + 1, sizeof *mem);
     for (int t = 0; t < T; t++) {

@@ -1,6 +1,8 @@
 /* units.c — parsing and printing byte amounts. */
 #include "src/units.h"
 
+#include "src/numparse.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,11 +22,32 @@ static const struct {
 
 int units_parse_bytes(const char *s, int64_t whole, int64_t *out, Err *e)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0)
-        return err_set(e, ERR_USAGE, "'%s': expected a non-negative amount such as 512MiB or 60%%", s);
+    /* the number: plain decimal (no hex, "inf", sign or leading blanks),
+     * digits[.digits][e[+-]digits], then the unit */
+    const char *p = s;
+    int nd = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        nd++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            nd++;
+    if (nd && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+        if (*q >= '0' && *q <= '9') {
+            for (p = q; *p >= '0' && *p <= '9'; p++)
+                ;
+        }
+    }
+    double v = 0;
+    char num[64];
+    size_t nl = (size_t)(p - s);
+    if (!nd || nl >= sizeof num)
+        return err_set(e, ERR_USAGE, "'%s': expected a non-negative decimal amount such as 512MiB or 60%%", s);
+    memcpy(num, s, nl);
+    num[nl] = '\0';
+    if (num_parse_real(num, 1e300, &v))
+        return err_set(e, ERR_USAGE, "'%s': amount too large", s);
+    const char *end = p;
     while (*end == ' ')
         end++;
     double bytes;
@@ -42,6 +65,15 @@ int units_parse_bytes(const char *s, int64_t whole, int64_t *out, Err *e)
                            "'%s': unknown unit '%s' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB or %%)",
                            s, end);
         bytes = v * suffixes[i].mult;
+        /* whole numbers are read exactly: 9007199254740993 stays itself */
+        int64_t iv;
+        int64_t m = (int64_t)suffixes[i].mult;
+        if (num_parse_int(num, INT64_MAX, &iv) == NUM_OK) {
+            if (iv > INT64_MAX / m)
+                return err_set(e, ERR_USAGE, "'%s': amount too large", s);
+            *out = iv * m;
+            return ERR_OK;
+        }
     }
     if (bytes > 9.2e18)
         return err_set(e, ERR_USAGE, "'%s': amount too large", s);

@@ -209,6 +209,17 @@ static Graph *load_graph(const Args *a, const char *path, Err *e)
     return g;
 }
 
+/* Names from a file (ids, graph name, source) printed to a terminal, with
+ * control characters replaced: a rotating set of buffers, so several may
+ * appear in one printf. */
+static const char *safe(const char *s)
+{
+    static char buf[4][1024];
+    static int slot;
+    slot = (slot + 1) % 4;
+    return text_safe(s, buf[slot], sizeof buf[slot]);
+}
+
 static void fmt_b(int64_t b, char *buf, size_t n)
 {
     char h[32];
@@ -228,12 +239,12 @@ static void print_live(const Graph *g, const int *sched, const Sim *s, int t, in
 {
     LiveValue *lv;
     int n = sim_live_at(g, sched, s, t, &lv);
-    printf("alive at step %d (%s), largest first:\n", t + 1, g->nodes[sched[t]].id);
+    printf("alive at step %d (%s), largest first:\n", t + 1, safe(g->nodes[sched[t]].id));
     printf("  %-24s %-10s %14s %10s %10s\n", "value", "why", "size", "produced", "next read");
     for (int i = 0; i < n && i < top; i++) {
         LiveCells c;
         live_cells(&lv[i], s->T, &c);
-        printf("  %-24.24s %-10s %14s %10s %10s\n", g->nodes[lv[i].node].id,
+        printf("  %-24.24s %-10s %14s %10s %10s\n", safe(g->nodes[lv[i].node].id),
                live_reason_name(lv[i].reason), c.size, c.produced, c.next_read);
     }
     if (n > top)
@@ -261,9 +272,9 @@ static int cmd_info(Args *a)
     Sim s;
     sim_run(g, order, T, &s, &e);
     char b1[64], b2[64], b3[64];
-    printf("graph     %s\n", g->name[0] ? g->name : "(unnamed)");
+    printf("graph     %s\n", g->name[0] ? safe(g->name) : "(unnamed)");
     if (g->source[0])
-        printf("source    %s\n", g->source);
+        printf("source    %s\n", safe(g->source));
     printf("nodes     %d (input %d, fwd %d, loss %d, bwd %d)\n", g->n, pc[PHASE_INPUT], pc[PHASE_FWD],
            pc[PHASE_LOSS], pc[PHASE_BWD]);
     printf("edges     %d\n", g->n_edges);
@@ -274,7 +285,7 @@ static int cmd_info(Args *a)
     printf("values    %s produced by one run of every node\n", b2);
     fmt_b(s.peak, b1, sizeof b1);
     printf("baseline  peak %s at step %d (%s) of %d; cost %.17g\n", b1, s.peak_step + 1,
-           s.peak_step >= 0 ? g->nodes[order[s.peak_step]].id : "-", T, s.cost);
+           s.peak_step >= 0 ? safe(g->nodes[order[s.peak_step]].id) : "-", T, s.cost);
     int at;
     fmt_b(graph_min_peak(g, &at), b3, sizeof b3);
     printf("lower     no schedule peaks below %s\n", b3);
@@ -322,13 +333,13 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     for (int i = 0; i < ov->n; i++) {
         const OverlayGroup *gr = &ov->groups[i];
         int ind = 2 + 2 * (gr->level < 20 ? gr->level : 20);
-        fprintf(stderr, "%*s%s [%s, %d nodes", ind, "", gr->label, overlay_kind_name(gr->kind),
+        fprintf(stderr, "%*s%s [%s, %d nodes", ind, "", safe(gr->label), overlay_kind_name(gr->kind),
                 gr->n);
         if (gr->parent >= 0)
             fprintf(stderr, ", parent %d", gr->parent);
         fputs("]:", stderr);
         for (int k = 0; k < gr->n && k < 8; k++)
-            fprintf(stderr, " %s", g->nodes[gr->nodes[k]].id);
+            fprintf(stderr, " %s", safe(g->nodes[gr->nodes[k]].id));
         fputs(gr->n > 8 ? " ...\n" : "\n", stderr);
     }
 }
@@ -411,7 +422,10 @@ static int cmd_solve(Args *a)
             snprintf(who, sizeof who, "%s (%s's plan)", cls->name, p.origin);
         else
             snprintf(who, sizeof who, "%s", cls->name);
-        if (rc == ERR_OK) {
+        /* a failed write has said so: no summary line after it */
+        if (rc != ERR_OK) {
+            status = fail_in(a->pos[0], &e);
+        } else if (status == EXIT_OK) {
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %.17g (%+.1f%%), %d steps, %d recomputed nodes, %.3f s\n",
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
@@ -422,8 +436,6 @@ static int cmd_solve(Args *a)
                         p.cost > 0 ? 100 * (p.cost - p.bound) / p.cost : 0.0, p.bound);
             if (a->bound)
                 print_bound(g, budget == PLAN_NO_BUDGET ? p.baseline_peak : budget, &p);
-        } else {
-            status = fail_in(a->pos[0], &e);
         }
     } else {
         status = fail_in(a->pos[0], &e);
@@ -462,7 +474,7 @@ static int cmd_simulate(Args *a)
     fmt_b(s.peak, pk, sizeof pk);
     printf("valid     yes, %d steps, %d recomputations\n", s.T, s.recomputations);
     printf("peak      %s at step %d (%s)\n", pk, s.peak_step + 1,
-           s.peak_step >= 0 ? g->nodes[p.steps[s.peak_step]].id : "-");
+           s.peak_step >= 0 ? safe(g->nodes[p.steps[s.peak_step]].id) : "-");
     printf("cost      %.17g (baseline %.17g, %+.1f%%)\n", s.cost, bc, bc > 0 ? 100 * (s.cost / bc - 1) : 0);
     if (p.budget != PLAN_NO_BUDGET) {
         char hb[32];
@@ -485,7 +497,7 @@ static int cmd_simulate(Args *a)
     if (a->csv) {
         printf("step,node,memory\n");
         for (int t = 0; t < s.T; t++)
-            printf("%d,%s,%lld\n", t + 1, g->nodes[p.steps[t]].id, (long long)s.mem[t]);
+            printf("%d,%s,%lld\n", t + 1, safe(g->nodes[p.steps[t]].id), (long long)s.mem[t]);
     }
     Err ce;
     err_clear(&ce);
@@ -972,7 +984,7 @@ static int cmd_fit(Args *a)
         printf("%-9s largest multiplier %d (peak %s, overhead %+.1f%%)%s\n", cls->name, r.b_remat, m3,
                100 * r.overhead_remat, r.b_remat > r.b_plain ? "" : " (no gain over noremat)");
         if (a->out) {
-            Graph *gb = graph_scaled(g, r.b_remat);
+            Graph *gb = graph_scaled(g, r.b_remat, NULL); /* fit_batch planned on it */
             char *json = plan_to_json(&r.plan, gb, NULL);
             Err we;
             if (file_write_all(a->out, json, strlen(json), &we))

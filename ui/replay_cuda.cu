@@ -103,6 +103,10 @@ int main(int argc, char **argv)
         }
         scale = s.peak > 0 ? pct / 100.0 * (double)free_b / (double)s.peak : 1;
     }
+    if (replay_scale_check(g, s.peak, scale, &e)) {
+        fprintf(stderr, "remat: replay: %s\n", e.msg);
+        return 2;
+    }
     if (!(scale > 0) || (double)s.peak * scale > 0.9 * (double)free_b) {
         fprintf(stderr, "remat: replay: scaled peak %.0f bytes would not fit in 90%% of the %zu free bytes\n",
                 (double)s.peak * scale, free_b);

@@ -522,7 +522,8 @@ void kus_chain_model(const KusFamily *f, const int *chain, int k, double unit, i
     int t = 0, prev = 0;
     for (int i = 0; i < k; i++) {
         int L = chain[i];
-        int64_t here = m + 2 * (f->S[L] - f->S[prev]) + f->A[L];
+        int64_t d = f->S[L] - f->S[prev];
+        int64_t here = bytes_add(bytes_add(bytes_add(m, d), d), f->A[L]);
         if (here > pk)
             pk = here;
         int64_t bm;
@@ -606,8 +607,11 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
                 const uint64_t *xb = f->bits + (size_t)X * (size_t)f->words;
                 for (int q = f->mx_off[X]; q < f->mx_off[X + 1]; q++) {
                     int x = f->mx[q];
-                    if (f->side[x] || 2 * (f->S[j] - f->S[X] + f->fsize[x]) + f->A[j] > B)
+                    if (f->side[x])
                         continue;   /* a side value leaves only with its inputs */
+                    int64_t d = f->S[j] - f->S[X] + f->fsize[x];
+                    if (bytes_add(bytes_add(d, d), f->A[j]) > B)
+                        continue;
                     memcpy(tmp, xb, (size_t)f->words * sizeof *tmp);
                     tmp[x >> 6] &= ~((uint64_t)1 << (x & 63));
                     for (int r = f->sd_off[x]; r < f->sd_off[x + 1]; r++)
@@ -639,8 +643,9 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
             int i = preds[q];
             if (off[i + 1] == off[i])
                 continue;
-            int64_t base = 2 * (f->S[j] - f->S[i]) + f->A[j];
-            if (minm[i] + base > B)
+            int64_t d = f->S[j] - f->S[i];
+            int64_t base = bytes_add(bytes_add(d, d), f->A[j]);
+            if (bytes_add(minm[i], base) > B)
                 continue;
             int64_t bm;
             double bc;
@@ -649,12 +654,12 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
             if (mode != KUS_FEASIBLE && j != N - 1)
                 dt = buckets(f->C[j] - f->C[i] - bc, unit);
             for (int l = off[i]; l < off[i + 1]; l++) {
-                if (lab[l].m + base > B)
+                if (bytes_add(lab[l].m, base) > B)
                     continue;
                 int t = lab[l].tb + dt;
                 if (t >= W)
                     t = W - 1;   /* cannot happen: W bounds every chain */
-                int64_t m = lab[l].m + bm;
+                int64_t m = bytes_add(lab[l].m, bm);
                 if (dm[t] == INT64_MAX)
                     touch[nt++] = t;
                 if (m < dm[t]) {

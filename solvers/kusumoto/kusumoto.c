@@ -192,7 +192,7 @@ static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
 {
     Kus *st = s->state;
     int F = f->N - 1;
-    int64_t hi = 2 * f->S[F] + f->A[F], lo = -1;   /* {F} alone always fits hi */
+    int64_t hi = bytes_add(bytes_add(f->S[F], f->S[F]), f->A[F]), lo = -1; /* {F} alone always fits hi */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         int r = kus_dp(f, mid, st->unit, KUS_FEASIBLE, NULL, p);
@@ -203,7 +203,7 @@ static int build_front(Solver *s, const KusFamily *f, Progress *p, Err *e)
         else
             lo = mid;
     }
-    int64_t bmin = hi, B = 2 * f->S[F] + f->A[F];
+    int64_t bmin = hi, B = bytes_add(bytes_add(f->S[F], f->S[F]), f->A[F]);
     int64_t step = (B - bmin) / st->front_max;
     Err se;
     err_clear(&se);

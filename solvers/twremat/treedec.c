@@ -161,6 +161,19 @@ int treedec_min_fill(int n, const int *off, const int *adj, TreeDec *td, Progres
         for (int w = 0; w < W; w++)
             for (uint64_t bits = touch[w] & alive[w]; bits; bits &= bits - 1) {
                 int u = w * 64 + __builtin_ctzll(bits);
+                if (!added) {
+                    /* N(v) was a clique: u only lost v, and with it the
+                     * missing pairs (v, x) for its neighbours x outside N(v);
+                     * counting those is one row, where a recount costs a row
+                     * per neighbour (a 10K-wide star: 46 s instead of ms) */
+                    const uint64_t *ru = A + (size_t)u * W;
+                    long long lost = 0;
+                    for (int x = 0; x < W; x++)
+                        lost += popcount64(ru[x] & alive[x] & ~nv[x]);
+                    fill[u] -= lost;
+                    deg[u]--;
+                    continue;
+                }
                 fill[u] = count_fill(A, alive, W, u, nv);
                 int d = 0;
                 const uint64_t *ru = A + (size_t)u * W;

@@ -54,6 +54,82 @@ case_graph dot_undirected.dot 1 'expected a digraph' 'graph g { a -- b; }'
 case_graph dot_size.dot 1 "node 'a': size 'big' is not an integer" 'digraph g { a [size=big]; }'
 case_graph dot_cycle.dot 1 'cycle' 'digraph g { a -> b; b -> a; }'
 case_graph garbage.bin 1 'invalid DOT' "$(printf '\001\002\003garbage')"
+# what JSON readers disagree on, or a double cannot hold, is refused
+case_graph nul_id.json 1 ':1:54: invalid JSON: \\u0000 \(NUL\) inside a string' "{$G,\"nodes\":[{\"id\":\"a\\u0000zzz\"}]}"
+case_graph dup_key.json 1 "dup_key.json: nodes\[0\]: duplicate key 'size'" "{$G,\"nodes\":[{\"id\":\"a\",\"size\":1,\"size\":-5}]}"
+case_graph dup_top.json 1 "dup_top.json: \\$: duplicate key 'nodes'" "{$G,\"nodes\":[{\"id\":\"a\"}],\"nodes\":[]}"
+case_graph size_2p53p1.json 1 'nodes\[0\]\.size: value 9007199254740993 exceeds 2\^53' "{$G,\"nodes\":[{\"id\":\"a\",\"size\":9007199254740993}]}"
+case_graph size_inexact.json 1 'nodes\[0\]\.size: expected an integer, got 1\.0000000000000001' "{$G,\"nodes\":[{\"id\":\"a\",\"size\":1.0000000000000001}]}"
+# memory sums that would overflow 64 bits: 1,100 inputs of 2^53 bytes
+python3 -c "
+import json
+print(json.dumps({'format':'remat-graph','nodes':[{'id':'i%d'%i,'phase':'input','size':2**53} for i in range(1100)]+[{'id':'x','inputs':['i0']}]}))" >"$T/sum.json"
+run $REMAT info "$T/sum.json"
+expect_rc 1 sum.json
+expect_err "sum.json: nodes\[511\] \(id 'i511'\): the sizes and workspaces of the nodes up to this one sum to 2\^62 bytes or more" "sizes summing to 2^62"
+expect_one_line_err sum.json
+# the same cost limit in every format, so no total can print as "inf"
+case_graph cost_dot.dot 1 "node 'a': cost '1.7e308' is not a decimal number in 0\.\.1e300" 'digraph g { a [cost="1.7e308"]; b [cost="1.7e308"]; a -> b; }'
+case_graph cost_nl.json 1 'nodes\[0\]\.cost_cpu: expected a finite non-negative number up to 1e\+300' '{"nodes":[{"id":0,"cost_cpu":1.7e308}],"links":[]}'
+case_graph param_nl.json 1 'nodes\[0\]\.param_cost: value .* exceeds 2\^53' '{"nodes":[{"id":0,"param_cost":1e300}],"links":[]}'
+# numbers as the docs define them: decimal, no hex
+case_graph hex_size.dot 1 "node 'a': size '0x10' is not an integer in 0\.\.2\^53" 'digraph g { a [size="0x10"]; }'
+case_graph hex_remat2.txt 1 ':2:18: node 1: mem needs an integer in 0\.\.2\^53, got .0x10.' 'p remat2
+node 1 cpu 1 mem 0x10'
+case_graph big_remat2.txt 1 ':2:12: node 1: cpu needs an integer in 0\.\.2\^53' 'p remat2
+node 1 cpu 99999999999999999999'
+# Kusumoto text: a backward function whose outputs' sizes sum past 2^53
+case_graph pfn_sum.txt 1 ':10:1: the sizes of this backward function.s outputs sum past 2\^53' '2 2
+0 9007199254740992 x
+1 9007199254740992 _
+forward
+1 1
+0 _
+1
+Conv
+{}
+backward
+1 2
+1 gradient
+0
+0
+ConvGrad
+{}
+'
+# DOT nested past what cgraph parses whole (it used to drop nodes silently)
+python3 -c "print('digraph g { ' + 'subgraph { '*4000 + 'a -> b; c -> d;' + '}'*4000 + '}')" >"$T/deep.dot"
+run $REMAT info "$T/deep.dot"
+expect_rc 1 deep.dot
+expect_err "deep.dot:1:[0-9]+: invalid DOT: braces nested more than 1000 deep" "deep DOT"
+expect_one_line_err deep.dot
+# lines of any length: a p remat2 node with 5,000 deps keeps them all and its target
+python3 -c "
+print('p remat2')
+for i in range(1, 5001): print('node %d cpu 1 mem 1' % i)
+print('node 5001 deps ' + ' '.join(str(i) for i in range(1, 5001)) + ' cpu 1 mem 1 target')" >"$T/long.txt"
+run $REMAT info "$T/long.txt"
+expect_rc 0 "long p remat2 line"
+expect_out "^edges +5000\$" "all 5,000 deps read"
+expect_out "^outputs +1\$" "its target read"
+# binary input is refused at its first NUL byte, before reading on
+run $REMAT info /dev/zero
+expect_rc 1 /dev/zero
+expect_err "/dev/zero:1:1: NUL byte: not a text file" "/dev/zero refused at once"
+# a byte-order mark is skipped by every reader alike
+printf '\357\273\277%s' "{$G,\"nodes\":[{\"id\":\"a\"}]}" >"$T/bom.json"
+run $REMAT info "$T/bom.json"
+expect_rc 0 "JSON graph with a byte-order mark"
+# control characters from a file never reach the terminal raw
+printf '%s' "{$G,\"name\":\"n\\u001b[2J\",\"nodes\":[{\"id\":\"a\\u001b]0;x\\u0007\"}]}" >"$T/ctl.json"
+run $REMAT info "$T/ctl.json"
+expect_rc 0 "control characters in names"
+if LC_ALL=C grep -q "$(printf '\033')" "$T/out"; then echo "FAIL: info printed an escape character"; fails=$((fails+1)); fi
+expect_out "^graph +n\?\[2J\$" "escape shown as ?"
+printf '%s' "{$G,\"nodes\":[{\"id\":\"a\\u001b[31m\"},{\"id\":\"b\",\"inputs\":[\"zz\\u001b[0m\"]}]}" >"$T/ctl2.json"
+run $REMAT info "$T/ctl2.json"
+expect_rc 1 "control characters in a message"
+expect_err "unknown input id 'zz\?\[0m'" "message with ? for the escape"
+if LC_ALL=C grep -q "$(printf '\033')" "$T/err"; then echo "FAIL: an error message carried an escape character"; fails=$((fails+1)); fi
 # a million-deep nesting stays a one-line parse error (no stack overflow)
 python3 -c "print('['*1000000 + ']'*1000000)" >"$T/deep.json"
 run $REMAT info "$T/deep.json"
@@ -96,6 +172,9 @@ case_plan lying.plan 1 "plan states peak 1 but the schedule peaks at 3" "{$P,\"s
 case_plan sched_type.plan 1 "schedule\[0\]: expected a node id string" "{$P,\"schedule\":[1]}"
 case_plan plan_trunc.plan 1 "plan_trunc.plan:1:[0-9]+: invalid JSON" "{$P,\"schedule\":["
 case_plan plan_format.plan 1 'expected "remat-plan"' '{"format":"remat-graph","schedule":[]}'
+# a plan names its graph: read against another one it is refused, naming both
+case_plan other_graph.plan 1 "other_graph.plan: \\$\.graph: the plan is for graph 'resnet', not for ''" "{$P,\"graph\":\"resnet\",\"schedule\":[\"A\",\"B\",\"C\"]}"
+case_plan plan_dup.plan 1 "plan_dup.plan: \\$: duplicate key 'schedule'" "{$P,\"schedule\":[\"A\",\"B\",\"C\"],\"schedule\":[]}"
 # budgets
 run $REMAT solve "$T/g.json" --solver noremat --budget 1
 expect_rc 3 "budget below the baseline"
@@ -104,4 +183,21 @@ expect_one_line_err "budget"
 run $REMAT solve "$T/g.json" --solver noremat --budget 12XB
 expect_rc 2 "bad budget unit"
 expect_err "unknown unit" "bad unit message"
+run $REMAT solve "$T/g.json" --solver noremat --budget 0x10
+expect_rc 2 "hex budget"
+expect_err "'0x10': unknown unit 'x10'" "hex budget refused"
+run $REMAT solve "$T/g.json" --solver noremat --budget 9007199254740993 -o "$T/exact.plan"
+expect_rc 0 "budget past 2^53"
+grep -qF '"budget":9007199254740993,' "$T/exact.plan" || { echo "FAIL: budget 9007199254740993 not kept exactly"; fails=$((fails+1)); }
+# a failed write says so once
+run $REMAT solve "$T/g.json" --solver noremat -o "$T"
+expect_rc 1 "solve -o DIR"
+expect_err "cannot write" "solve -o DIR says why"
+expect_one_line_err "solve -o DIR"
+# replay scales that would round every buffer to nothing
+$REMAT solve "$T/g.json" --solver noremat -o "$T/g.plan" 2>/dev/null
+run $REMAT replay "$T/g.json" "$T/g.plan" --scale 1e-300
+expect_rc 2 "replay --scale 1e-300"
+expect_err "--scale 1e-300 is too small for this plan" "replay scale refused"
+expect_one_line_err "replay --scale 1e-300"
 finish

@@ -259,7 +259,7 @@ tm send-keys -t tui q
 wait_exit "reopen: q"
 REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/kumar_fig1.json --plan "$T/p22.json"
 expect_rc 1 "reopen: a plan of another graph is refused"
-expect_err "unknown node id" "reopen: names the bad node"
+expect_err "the plan is for graph 'chain32-train', not for 'kumar-fig1'" "reopen: names both graphs"
 
 # ---- play: space steps the time cursor on a timer --------------------------
 start samples/chain32.json -s noremat

@@ -1,14 +1,16 @@
 #!/bin/sh
-# run.sh SECONDS — build the libFuzzer harnesses with clang (ASan + UBSan)
-# and run each for SECONDS (default 60) from its seed corpus. Crashes and
-# failed assertions stop the run with a non-zero status and leave the
-# reproducer in build-fuzz/.
+# run.sh SECONDS [HARNESS...] — build the libFuzzer harnesses with clang
+# (ASan + UBSan) and run each (default: all) for SECONDS (default 60) from
+# its seed corpus, one after the other. Crashes and failed assertions stop
+# the run with a non-zero status and leave the reproducer in build-fuzz/.
 set -e
 secs=${1:-60}
+[ $# -gt 0 ] && shift
+harnesses=${*:-graph_json graph_dot plan replay graph_pfn graph_remat2}
 B=build-fuzz
 make -s BUILD=$B CC=clang CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $B/libremat.a >/dev/null
 LIBS="$(pkg-config --libs libcjson libcgraph libgvc) -lncursesw -lpthread -lm"
-for h in graph_json graph_dot plan replay; do
+for h in $harnesses; do
     clang -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(pkg-config --cflags libcjson libcgraph) -g -O1 \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
         tests/fuzz/fuzz_$h.c $B/libremat.a $LIBS -o $B/fuzz_$h

@@ -165,7 +165,7 @@ static void fit_in_hundredths(void **st)
     assert_int_equal(r.b_plain, 2);
     assert_int_equal(r.b_remat, 2);
     assert_int_equal(r.peak_one, 13400);
-    Graph *gb = graph_scaled(g, r.m_remat);
+    Graph *gb = graph_scaled(g, r.m_remat, NULL);
     assert_int_equal(tu_check_peak(gb, r.plan.steps, r.plan.T, NULL), 18500);
     graph_free(gb);
     fit_result_done(&r);

@@ -18,7 +18,7 @@ static void test_scaled(void **st)
 {
     (void)st;
     Graph *g = tu_graph_json(G);
-    Graph *s = graph_scaled(g, 3);
+    Graph *s = graph_scaled(g, 3, NULL);
     assert_int_equal(s->nodes[graph_find(s, "w")].size, 100);
     assert_int_equal(s->nodes[graph_find(s, "x")].size, 12);
     assert_int_equal(s->nodes[graph_find(s, "c")].size, 30);
@@ -83,7 +83,7 @@ static void test_remat_fits_more(void **st)
     assert_true(r.b_remat > r.b_plain);
     assert_true(r.overhead_remat > 0);
     /* re-check the plan on the scaled graph independently */
-    Graph *gb = graph_scaled(g, r.b_remat);
+    Graph *gb = graph_scaled(g, r.b_remat, NULL);
     assert_int_equal(tu_check_peak(gb, r.plan.steps, r.plan.T, NULL), r.peak_remat);
     assert_true(r.peak_remat <= 8 * bp);
     graph_free(gb);

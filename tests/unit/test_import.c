@@ -187,12 +187,18 @@ static void test_pfn(void **st)
     assert_true(found);
     assert_int_equal(graph_find(g, "/predictor/conv/W") >= 0, 1);
     graph_free(g);
-    assert_null(load_text("3 2\n0 10 _\n1 x _\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":3:1"));
+    assert_null(load_text("3 0\n0 10 _\n1 x _\n2 4 _\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":3:3: value 1: size 'x' is not an integer in 0..2^53"));
+    assert_null(load_text("3 0\n0 10 _\n1 0x10 _\n2 4 _\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":3:3: value 1: size '0x10'"));
+    /* a header that announces more than the file holds: refused before
+     * anything is set aside for it */
+    assert_null(load_text("3 2\n0 10 _\n1 4 _\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":1:1: the header announces 3 values and 2 functions"));
     assert_null(load_text("2 3\n", "p", &e));
     assert_non_null(strstr(e.msg, ":1:1"));
-    assert_null(load_text("1 2\n0 4 _\nforward\n1 1\n7 _\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":5:1"));
+    assert_null(load_text("1 2\n0 4 _\nforward\n1 1\n7 _\n0\nT\n{}\nbackward\n0 0\nT\n{}\n", "p", &e));
+    assert_non_null(strstr(e.msg, ":5:1: expected \"VALUE_ID ROLE\" with a value id below 1"));
 }
 
 static void test_remat2(void **st)
