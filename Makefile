@@ -31,7 +31,7 @@ endif
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 O_CUDA  ?= $(if $(NVCC),1,0)
 
-CORE_SRC := $(wildcard src/*.c solvers/*.c solvers/*/*.c render/*.c)
+CORE_SRC := $(wildcard src/*/*.c solvers/*.c solvers/*/*.c render/*.c)
 UI_SRC   := $(wildcard ui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
@@ -41,7 +41,7 @@ BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 # cgraph/gvc take char * for constant strings: -Wwrite-strings everywhere else
-NO_WS_FILES := src/graph_dot.c render/export.c
+NO_WS_FILES := src/graph/graph_dot.c render/export.c
 $(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
 
 .PHONY: all run test check unit check-deps deps bench fuzz clean

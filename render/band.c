@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "render/plot.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 int band_rows(const Overlay *ov, int max_rows)
 {

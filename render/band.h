@@ -11,8 +11,8 @@
 #ifndef REMAT_BAND_H
 #define REMAT_BAND_H
 
-#include "src/graph.h"
-#include "src/overlay.h"
+#include "src/graph/graph.h"
+#include "src/plan/overlay.h"
 
 typedef struct BandCell {
     int group;              /* overlay group shown here, -1 none */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 
 int curve_column(int t, int T, int width)
 {

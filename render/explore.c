@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "render/plot.h"
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 
 void compare_row_text(const CompareRow *r, int64_t budget, double bound_cost, int name_w, char *buf,
                       size_t n)

@@ -2,7 +2,7 @@
  * play and graph views: the compare table's rows, the trade-off chart, the
  * measured curve placed on the plot grid, and what a step allocates and
  * frees. Pure functions of their inputs: the
- * solving they show happens in the session's worker (src/session.h).
+ * solving they show happens in the session's worker (src/session/session.h).
  */
 #ifndef REMAT_EXPLORE_H
 #define REMAT_EXPLORE_H
@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/err.h"
-#include "src/graph.h"
-#include "src/plan.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/base/err.h"
+#include "src/graph/graph.h"
+#include "src/plan/plan.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 
 /* One solver's answer at one budget, as the Compare view lists it. */
 typedef struct CompareRow {

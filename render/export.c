@@ -10,11 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/fileio.h"
-#include "src/graph_io.h"
-#include "src/sim.h"
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/base/fileio.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/sim.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     char *s;

@@ -6,9 +6,9 @@
 #ifndef REMAT_EXPORT_H
 #define REMAT_EXPORT_H
 
-#include "src/graph.h"
-#include "src/overlay.h"
-#include "src/plan.h"
+#include "src/graph/graph.h"
+#include "src/plan/overlay.h"
+#include "src/plan/plan.h"
 
 /* DOT text for drawing (not the data format of graph_to_dot); plan and ov
  * may be NULL. The plan must have been evaluated. Caller frees. */

@@ -11,9 +11,9 @@
 #ifndef REMAT_GRAPH_CELLS_H
 #define REMAT_GRAPH_CELLS_H
 
-#include "src/err.h"
-#include "src/graph.h"
-#include "src/solver.h" /* Progress */
+#include "src/base/err.h"
+#include "src/graph/graph.h"
+#include "src/plan/solver.h" /* Progress */
 
 enum { EDGE_UP = 1, EDGE_DOWN = 2, EDGE_LEFT = 4, EDGE_RIGHT = 8 };
 

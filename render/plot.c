@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/units.h"
+#include "src/base/units.h"
 
 int plot_steps(const PlotInput *in)
 {

@@ -5,7 +5,7 @@
  * that also carries the caller's cancellation), pools every schedule they
  * return, then gives FastSA the time left, starting from the pool's best
  * plans as well as from its own starts. The answer is the pool's pick
- * (src/cands.h: cheapest within the budget, else the lowest peak); the plan
+ * (src/plan/cands.h: cheapest within the budget, else the lowest peak); the plan
  * names the member that made it (Plan.origin). A re-solve for a new budget
  * (the slider) picks from the pool and from the members that keep a
  * family of schedules, then lets FastSA polish that pick briefly; only when
@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "solvers/fastsa/fastsa.h"
-#include "src/clock.h"
-#include "src/cands.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/base/clock.h"
+#include "src/plan/cands.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "auto", 0.001, 1e6, "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30"),

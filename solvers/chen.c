@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/pairing.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/graph/pairing.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_INT("segments", "auto", 1, 1e9, "auto",
@@ -326,7 +326,7 @@ static int rebuild(void *ctx, const Cand *c, Plan *out, Progress *p, Err *e)
 
 /* Simulate every segment count of the budget search once (at most ~128:
  * every count on small graphs, an even spread on large ones) into the
- * solver's candidate set; a budget is then a pick (src/cands.h). */
+ * solver's candidate set; a budget is then a pick (src/plan/cands.h). */
 static int fill_table(Solver *s, Progress *p, Err *e)
 {
     Chen *st = s->state;

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_TEXT("heavy", "conv,matmul,linear,gemm,bmm,addmm,dense,mm",

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_INT("max_steps", "auto", 1, 1e12, "auto",

@@ -3,7 +3,7 @@
  * solver_NAME`, then add it to SOLVERS below. */
 #include <string.h>
 
-#include "src/solver.h"
+#include "src/plan/solver.h"
 
 #define SOLVERS(X) \
     X(noremat) \

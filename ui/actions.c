@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/clock.h"
+#include "src/base/clock.h"
 #include "ui/crt.h"
 #include "ui/export_ui.h"
 #include "ui/keymap.h"

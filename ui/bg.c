@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/clock.h"
+#include "src/base/clock.h"
 
 static void *trampoline(void *p)
 {

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "src/solver.h"
+#include "src/plan/solver.h"
 
 typedef struct Bg {
     pthread_t th;

@@ -8,10 +8,10 @@
 #include <cjson/cJSON.h>
 
 #include "render/export.h"
-#include "src/clock.h"
-#include "src/fileio.h"
-#include "src/overlay_json.h"
-#include "src/xalloc.h"
+#include "src/base/clock.h"
+#include "src/base/fileio.h"
+#include "src/plan/overlay_json.h"
+#include "src/base/xalloc.h"
 #include "ui/bg.h"
 
 struct ExportUi {

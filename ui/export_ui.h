@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "src/session.h"
+#include "src/session/session.h"
 
 typedef struct ExportUi ExportUi;
 

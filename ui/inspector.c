@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "render/plot.h"
-#include "src/units.h"
+#include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 #include "ui/widgets.h"

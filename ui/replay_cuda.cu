@@ -18,12 +18,12 @@
 #include <string.h>
 
 extern "C" {
-#include "src/fileio.h"
-#include "src/graph_io.h"
-#include "src/plan.h"
-#include "src/replay.h"
-#include "src/sim.h"
-#include "src/xalloc.h"
+#include "src/base/fileio.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/plan.h"
+#include "src/replay/replay.h"
+#include "src/plan/sim.h"
+#include "src/base/xalloc.h"
 }
 
 #define MAX_IN 16

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "render/explore.h"
-#include "src/fileio.h"
-#include "src/graph_io.h"
-#include "src/replay.h"
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/base/fileio.h"
+#include "src/graph/graph_io.h"
+#include "src/replay/replay.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 #include "ui/bg.h"
 #include "ui/replay_ui.h"
 #include "ui/torch_replay.h"

@@ -8,8 +8,8 @@
 
 #include "render/explore.h"
 #include "render/plot.h"
-#include "src/replay.h"
-#include "src/units.h"
+#include "src/replay/replay.h"
+#include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/export_ui.h"
 #include "ui/replay_ui.h"

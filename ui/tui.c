@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "render/plot.h"
-#include "src/clock.h"
-#include "src/fileio.h"
-#include "src/replay.h"
-#include "src/units.h"
+#include "src/base/clock.h"
+#include "src/base/fileio.h"
+#include "src/replay/replay.h"
+#include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/export_ui.h"
 #include "ui/keymap.h"

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "src/session.h"
+#include "src/session/session.h"
 #include "ui/view.h"
 
 typedef struct ReplayUi ReplayUi;

@@ -3,7 +3,7 @@
  * current solver with the budget as the memory, and its peak-vs-overhead
  * trade-off over a budget sweep. None of it is computed here: while the
  * view is shown it queues the work it lacks as background tasks of the
- * session's worker (src/session.h), whose answers land in the session's
+ * session's worker (src/session/session.h), whose answers land in the session's
  * cache, so a swept budget is instant on the slider and a solver picked
  * after comparing needs no new prepare. The gap column measures each
  * cost against Checkmate's LP bound at the budget, computed by a one-shot
@@ -14,9 +14,9 @@
 
 #include "render/explore.h"
 #include "solvers/checkmate/checkmate.h"
-#include "src/sweep.h"
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/session/sweep.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 #include "ui/bg.h"
 #include "ui/crt.h"
 #include "ui/tui.h"

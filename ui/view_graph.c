@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "render/graph_cells.h"
-#include "src/units.h"
-#include "src/xalloc.h"
+#include "src/base/units.h"
+#include "src/base/xalloc.h"
 #include "ui/bg.h"
 #include "ui/crt.h"
 #include "ui/tui.h"

@@ -1,6 +1,6 @@
 /* view_recompute.c — the Recompute view: at the time cursor (the peak by
  * default), the held values ranked by bytes x idle steps / cost
- * (src/advice.c), with what the shown plan does with each; j/k select one,
+ * (src/session/advice.c), with what the shown plan does with each; j/k select one,
  * P pins it, F forces it (the solver runs again with pin=/force=). Under
  * it, every node the plan runs more than once, with its runs and extra
  * cost. */
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/advice.h"
-#include "src/units.h"
+#include "src/session/advice.h"
+#include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 

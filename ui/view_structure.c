@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "render/band.h"
-#include "src/units.h"
+#include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "solvers/chain/chain_dp.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 static size_t at(const ChainDP *d, int s, int t, int m)
 {

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "src/solver.h"
+#include "src/plan/solver.h"
 
 #define CHAIN_DP_INF 1e300
 

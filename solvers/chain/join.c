@@ -15,10 +15,10 @@
 
 #include "solvers/chain/join_dp.h"
 #include "solvers/chain/join_hetero.h"
-#include "src/pairing.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/graph/pairing.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 #define JOIN_MAX_FWD 8192
 #define JOIN_MAX_CELLS 20000000L
@@ -628,7 +628,7 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
 }
 
 /* Made once, the candidates make every budget a pick: the cheapest whose
- * simulated peak fits, else the lowest peak (src/cands.h). */
+ * simulated peak fits, else the lowest peak (src/plan/cands.h). */
 static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Join *st = s->state;

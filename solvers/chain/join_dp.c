@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "solvers/chain/join_dp.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 int join_min_slots(int k, const int *len)
 {

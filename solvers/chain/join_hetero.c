@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "solvers/chain/join_hetero.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     int *v, n, cap;

@@ -9,10 +9,10 @@
 
 #include "solvers/chain/chain_dp.h"
 #include "solvers/chain/revolve.h"
-#include "src/pairing.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/graph/pairing.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 #define LMAX 4096
 
@@ -269,7 +269,7 @@ static int fill_cands(Solver *s, Progress *p, Err *e)
 }
 
 /* Made once, the candidates make every budget a pick: the cheapest whose
- * simulated peak fits, else the lowest peak (src/cands.h). */
+ * simulated peak fits, else the lowest peak (src/plan/cands.h). */
 static int revolve_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Revolve *st = s->state;
@@ -343,7 +343,7 @@ static int revolve_prepare(Solver *s, Err *e)
                        "(no point where a single value separates the forward graph)");
     }
     /* Backward stage: that of the paired forward node (grad_of, or
-     * src/pairing.h's inference); a node reading backward values of
+     * src/graph/pairing.h's inference); a node reading backward values of
      * several stages runs with the earliest-reversed (lowest) of them. */
     for (int i = 0; i < st->n_order; i++) {
         int v = st->order[i];

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "src/graph.h"
-#include "src/solver.h"
+#include "src/graph/graph.h"
+#include "src/plan/solver.h"
 
 /* Largest graph (non-input nodes) the LP bound is computed for: its model
  * grows with the square of the nodes. */

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/subproc.h"
-#include "src/xalloc.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/plan/subproc.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for the MILP search; past it the best schedule found is returned"),

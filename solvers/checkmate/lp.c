@@ -20,11 +20,11 @@
 
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
-#include "src/cands.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/subproc.h"
-#include "src/xalloc.h"
+#include "src/plan/cands.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/plan/subproc.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     Clp_Simplex *clp;

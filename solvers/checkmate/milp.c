@@ -4,7 +4,7 @@
  * The order is the graph's own (order=graph) or that of the best plan the
  * portfolio finds (order=best). The portfolio's cheapest plan that fits the
  * model's stages is CBC's starting solution, so a time limit still returns
- * at least that. CBC runs in a child process (src/subproc.h): CBC cannot
+ * at least that. CBC runs in a child process (src/plan/subproc.h): CBC cannot
  * be interrupted once it solves, and the explorer must stop a solve within
  * half a second when the budget moves or the user quits. The plan says
  * whether CBC proved it optimal for that order, or how far its bound is.
@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "solvers/checkmate/model.h"
-#include "src/clock.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/subproc.h"
-#include "src/xalloc.h"
+#include "src/base/clock.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/plan/subproc.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for CBC's search; past it the best schedule found is returned"),

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     int *row;

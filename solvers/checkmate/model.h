@@ -24,8 +24,8 @@
 
 #include <stdint.h>
 
-#include "src/graph.h"
-#include "src/plan.h"
+#include "src/graph/graph.h"
+#include "src/plan/plan.h"
 
 typedef struct CmModel {
     const Graph *g;

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/clock.h"
-#include "src/xalloc.h"
+#include "src/base/clock.h"
+#include "src/base/xalloc.h"
 
 double anneal_objective(const Anneal *A, int64_t M, double C)
 {

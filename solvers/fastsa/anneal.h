@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "solvers/fastsa/state.h"
-#include "src/solver.h"
+#include "src/plan/solver.h"
 
 typedef struct Rng {
     uint64_t s;

@@ -23,10 +23,10 @@
 #include "solvers/fastsa/anneal.h"
 #include "solvers/fastsa/fastsa.h"
 #include "solvers/fastsa/state.h"
-#include "src/clock.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/base/clock.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "seed of the solver's own random generator"),

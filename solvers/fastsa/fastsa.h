@@ -5,8 +5,8 @@
 #define REMAT_FASTSA_H
 #include <stdint.h>
 
-#include "src/graph.h"
-#include "src/solver.h"
+#include "src/graph/graph.h"
+#include "src/plan/solver.h"
 
 /* Load g's own order into a fresh slotted state (slack slots per step),
  * then try `steps` random mutations (add, remove, move), keeping every

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "solvers/fastsa/state.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     int *a;

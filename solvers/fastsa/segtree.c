@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 void segtree_init(SegTree *s, int n)
 {

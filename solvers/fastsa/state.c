@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 /* ---- sorted int sets ------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "solvers/fastsa/segtree.h"
-#include "src/graph.h"
+#include "src/graph/graph.h"
 
 /* Sorted set of slots. */
 typedef struct ISet {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 static uint64_t hash_set(const uint64_t *b, int words)
 {

@@ -13,7 +13,7 @@
  * terms), which only lowers cost and memory.
  *
  * Slots of non-forward nodes: a gradient node goes with the block of the
- * forward node it pairs with (grad_of, or src/pairing.h's inference); the
+ * forward node it pairs with (grad_of, or src/graph/pairing.h's inference); the
  * loss goes first (slot k, right after the last forward block); every node
  * must come no earlier than its non-forward inputs, so its slot is at most
  * theirs. A node paired with none (a parameter gradient, a gradient sum)
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 static int is_work(const Graph *g, int v)
 {

@@ -21,10 +21,10 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
-#include "src/pairing.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/graph/pairing.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 typedef struct {
     const KusFamily *fam;   /* the family the chain's set indices refer to */

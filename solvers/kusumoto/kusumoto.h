@@ -28,10 +28,10 @@
 
 #include <stdint.h>
 
-#include "src/err.h"
-#include "src/graph.h"
-#include "src/plan.h"
-#include "src/solver.h"
+#include "src/base/err.h"
+#include "src/graph/graph.h"
+#include "src/plan/plan.h"
+#include "src/plan/solver.h"
 
 typedef struct KusFamily {
     int nf;             /* forward nodes */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "solvers/twremat/treedec.h"
-#include "src/xalloc.h"
+#include "src/base/xalloc.h"
 
 void treedec_init(TreeDec *td)
 {

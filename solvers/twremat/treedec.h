@@ -18,8 +18,8 @@
 #ifndef REMAT_TREEDEC_H
 #define REMAT_TREEDEC_H
 
-#include "src/err.h"
-#include "src/solver.h"
+#include "src/base/err.h"
+#include "src/plan/solver.h"
 
 /* Vertex count above which min-fill is refused: its adjacency is a bit
  * matrix (n^2/8 bytes, 32 MiB here). */

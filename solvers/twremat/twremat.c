@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "solvers/twremat/treedec.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/xalloc.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
 
 /* Schedules up to this many steps are kept; longer ones are rebuilt when
  * chosen (generation is deterministic and linear in the output). */

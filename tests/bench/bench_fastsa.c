@@ -6,8 +6,8 @@
 #include <time.h>
 
 #include "solvers/fastsa/fastsa.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 #include "tests/bench/gen.h"
 
 static double now(void)

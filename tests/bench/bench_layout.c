@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "render/graph_cells.h"
-#include "src/clock.h"
-#include "src/graph_io.h"
+#include "src/base/clock.h"
+#include "src/graph/graph_io.h"
 
 int main(void)
 {

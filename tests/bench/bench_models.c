@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/graph_io.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 
 #define BENCH_SECONDS "10"
 

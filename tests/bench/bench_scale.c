@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/fileio.h"
-#include "src/graph_io.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/base/fileio.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 #include "tests/bench/gen.h"
 
 static double now(void)

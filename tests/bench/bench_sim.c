@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "src/graph.h"
-#include "src/sim.h"
-#include "src/transform.h"
-#include "src/xalloc.h"
+#include "src/graph/graph.h"
+#include "src/plan/sim.h"
+#include "src/graph/transform.h"
+#include "src/base/xalloc.h"
 
 static double now(void)
 {

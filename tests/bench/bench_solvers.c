@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/graph_io.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 #include "tests/bench/gen.h"
 
 #define LIMIT 20.0

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/graph_io.h"
-#include "src/sim.h"
-#include "src/solver.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
 
 #define DIR "../shared/data/public/moccasin/"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/graph.h"
-#include "src/transform.h"
+#include "src/graph/graph.h"
+#include "src/graph/transform.h"
 
 static inline unsigned gen_rand(unsigned *s)
 {

@@ -3,7 +3,7 @@
 # figures, and every solver at 90/80/70 % either returns a plan the
 # independent checker (tests/validate.py) accepts or refuses with a reason
 # that is true; the solvers that need forward/backward pairing (inferred,
-# src/pairing.c) find plans at 90 %. With Debian's python3 and torch: the
+# src/graph/pairing.c) find plans at 90 %. With Debian's python3 and torch: the
 # exporter reproduces the samples byte for byte, keeps within 2 % of what
 # autograd saves, refuses an untraceable model with one line naming its
 # source line; the torch replay runs noremat, recomputing and tight plans

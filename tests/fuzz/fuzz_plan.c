@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/graph_io.h"
-#include "src/plan.h"
-#include "src/sim.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/plan.h"
+#include "src/plan/sim.h"
 
 static Graph *graph;
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/graph.h"
+#include "src/graph/graph.h"
 
 #define BRUTE_MAX 20
 

@@ -5,7 +5,7 @@
  * new budget answers from the pool and fits; bad options refused. */
 #include "tests/unit/testutil.h"
 
-#include "src/graph_io.h"
+#include "src/graph/graph_io.h"
 
 static const char *const SAMPLES[] = {
     "samples/kumar_fig1.json", "samples/chain32.json", "samples/unet_small.json",

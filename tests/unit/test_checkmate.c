@@ -18,7 +18,7 @@
 
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
-#include "src/transform.h"
+#include "src/graph/transform.h"
 #include "tests/unit/brute.h"
 
 

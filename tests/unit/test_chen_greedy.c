@@ -3,7 +3,7 @@
  * and random small training graphs re-validated with tu_check_peak. */
 #include "testutil.h"
 
-#include "src/transform.h"
+#include "src/graph/transform.h"
 
 static const char *FIG1 = "A; B:A; C:B; D:B,C; E:A,D";
 

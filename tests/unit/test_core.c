@@ -3,8 +3,8 @@
  * trips, the training transform, units, plans. */
 #include "tests/unit/testutil.h"
 
-#include "src/transform.h"
-#include "src/units.h"
+#include "src/graph/transform.h"
+#include "src/base/units.h"
 
 static const char *FIG1 = "A; B:A; C:B; D:B,C; E:A,D";
 

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/transform.h"
+#include "src/graph/transform.h"
 #include "tests/unit/testutil.h"
 
 #define WIDE 10000

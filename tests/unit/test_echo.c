@@ -4,7 +4,7 @@
  * al.'s Figure 7 (recomputing would stash larger inputs). */
 #include "tests/unit/testutil.h"
 
-#include "src/transform.h"
+#include "src/graph/transform.h"
 
 /* forward graph text as JSON nodes: id op size inputs */
 static Graph *fwd_graph(const char *nodes_json)

@@ -1,7 +1,7 @@
 /* test_explain.c — what the explorer explains, checked on small graphs by
- * hand: the values worth recomputing at a step (src/advice.c), the
+ * hand: the values worth recomputing at a step (src/session/advice.c), the
  * structure band under the curve (render/band.c), the baseline drawn on
- * its own time axis (render/plot.c), fractional batch fits (src/fit.c),
+ * its own time axis (render/plot.c), fractional batch fits (src/session/fit.c),
  * per-plan figures computed at install, per-class options and node rules
  * in the session, and export formats from file names. */
 #include "testutil.h"
@@ -11,9 +11,9 @@
 #include "render/band.h"
 #include "render/export.h"
 #include "render/plot.h"
-#include "src/advice.h"
-#include "src/fit.h"
-#include "src/session.h"
+#include "src/session/advice.h"
+#include "src/session/fit.h"
+#include "src/session/session.h"
 
 static void advice_ranks_held_values(void **st)
 {

@@ -7,9 +7,9 @@
 #include <math.h>
 
 #include "solvers/fastsa/fastsa.h"
-#include "src/graph_io.h"
+#include "src/graph/graph_io.h"
 #include "solvers/fastsa/segtree.h"
-#include "src/transform.h"
+#include "src/graph/transform.h"
 
 static unsigned rnd(unsigned *s)
 {

@@ -3,8 +3,8 @@
  * answer is re-checked on the scaled graph. */
 #include "tests/unit/testutil.h"
 
-#include "src/fit.h"
-#include "src/transform.h"
+#include "src/session/fit.h"
+#include "src/graph/transform.h"
 
 static const char *G =
     "{\"format\":\"remat-graph\",\"nodes\":["

@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 
-#include "src/fileio.h"
+#include "src/base/fileio.h"
 #include <unistd.h>
 
 #define PUBLIC "../shared/data/public/moccasin"

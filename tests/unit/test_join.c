@@ -10,7 +10,7 @@
 #include "solvers/chain/chain_dp.h"
 #include "solvers/chain/join_dp.h"
 #include "solvers/chain/revolve.h"
-#include "src/transform.h"
+#include "src/graph/transform.h"
 
 /* smallest c for which the DP finds any strategy */
 static int dp_min(const JoinDP *d, const int *len)

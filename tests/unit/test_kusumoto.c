@@ -6,7 +6,7 @@
 #include "tests/unit/testutil.h"
 
 #include "solvers/kusumoto/kusumoto.h"
-#include "src/transform.h"
+#include "src/graph/transform.h"
 
 /* Random forward DAG on nf nodes (sizes 1..4, costs 1..3), each node
  * reading one or two earlier ones or the input, as a training graph. */

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "src/graph.h"
-#include "src/json_util.h"
-#include "src/numparse.h"
-#include "src/units.h"
+#include "src/graph/graph.h"
+#include "src/graph/json_util.h"
+#include "src/base/numparse.h"
+#include "src/base/units.h"
 
 static void test_num_parse_int(void **st)
 {

@@ -5,7 +5,7 @@
  * itself on the spec's Figure 1 example. */
 #include "tests/unit/testutil.h"
 
-#include "src/transform.h"
+#include "src/graph/transform.h"
 #include "tests/unit/brute.h"
 
 static void test_brute_fig1(void **st)

@@ -1,10 +1,10 @@
-/* test_pairing.c — forward/backward pairing (src/pairing.c): grad_of when a
+/* test_pairing.c — forward/backward pairing (src/graph/pairing.c): grad_of when a
  * graph names any; in a joint graph, the latest forward input, checked
  * against where the gradient goes (a two-branch product, side values), and
  * the training-graph check the pairing solvers share. */
 #include "tests/unit/testutil.h"
 
-#include "src/pairing.h"
+#include "src/graph/pairing.h"
 
 static int pair_of(const Graph *g, const char *id)
 {

@@ -4,8 +4,8 @@
 #include "tests/unit/testutil.h"
 
 #include "solvers/chain/revolve.h"
-#include "src/sim.h"
-#include "src/transform.h"
+#include "src/plan/sim.h"
+#include "src/graph/transform.h"
 
 static long long memo[32][8];
 

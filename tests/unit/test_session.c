@@ -8,7 +8,7 @@
 
 #include "testutil.h"
 
-#include "src/session.h"
+#include "src/session/session.h"
 
 /* A solver that runs the baseline order but first spins until released or
  * cancelled, so the test controls when it finishes. */

@@ -1,6 +1,6 @@
 /* test_tui2.c — the terminal-free logic behind the explorer's compare,
  * replay, play and graph views (render/explore.c, render/graph_cells.c,
- * src/sweep.c): every solver side by side through the session's worker,
+ * src/session/sweep.c): every solver side by side through the session's worker,
  * the rows' columns, the budget sweep and its chart, the measured curve's
  * rows, the per-step allocate/free line, and the graph drawn in cells. */
 #include "testutil.h"
@@ -12,9 +12,9 @@
 #include "render/explore.h"
 #include "render/graph_cells.h"
 #include "render/plot.h"
-#include "src/session.h"
-#include "src/sim.h"
-#include "src/sweep.h"
+#include "src/session/session.h"
+#include "src/plan/sim.h"
+#include "src/session/sweep.h"
 
 /* A 6-layer training-like chain: x -> f1..f4 -> then backward reads all. */
 static Graph *chain(void)

@@ -3,7 +3,7 @@
 #include "testutil.h"
 
 #include "render/plot.h"
-#include "src/units.h"
+#include "src/base/units.h"
 
 static void slider_round_trips(void **st)
 {

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "src/graph.h"
-#include "src/graph_io.h"
-#include "src/plan.h"
-#include "src/sim.h"
-#include "src/solver.h"
-#include "src/transform.h"
+#include "src/graph/graph.h"
+#include "src/graph/graph_io.h"
+#include "src/plan/plan.h"
+#include "src/plan/sim.h"
+#include "src/plan/solver.h"
+#include "src/graph/transform.h"
 
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)

@@ -1,0 +1,128 @@
+/* subproc.c — a stoppable child process (see subproc.h). */
+#include "src/base/clock.h"
+#include "src/plan/subproc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
+
+#include "src/plan/solver.h"
+#include "src/base/xalloc.h"
+
+int subproc_write(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The child must never write on the terminal: under the explorer the UI
+ * thread may have had screen updates in stdout's buffer when the worker
+ * forked (they would be written a second time, over the screen), and an
+ * engine's own chatter would land on the screen too.  So the copied buffer
+ * is dropped and standard output goes nowhere, or to standard error when
+ * REMAT_CBC_LOG asks for the engine's log. */
+static void child_quiet(void)
+{
+#ifdef __GLIBC__
+    __fpurge(stdout);
+#endif
+    int fd = getenv("REMAT_CBC_LOG") ? dup(2) : open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        close(fd);
+    }
+}
+
+int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double seconds, char **out,
+                size_t *len, Err *e)
+{
+    *out = NULL;
+    *len = 0;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return err_set(e, ERR_IO, "cannot create a pipe for the solver process: %s", strerror(errno));
+    /* what the parent has buffered must not be written twice, once by
+     * each process */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return err_set(e, ERR_IO, "cannot start the solver process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        /* the child must not take the terminal's signals for the parent's */
+        signal(SIGINT, SIG_IGN);
+        child_quiet();
+        int rc = fn(ctx, fds[1]);
+        close(fds[1]);
+        fflush(NULL);   /* an engine's own log, when one is asked for */
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    double end = clock_now() + seconds;
+    size_t cap = 0;
+    int rc = ERR_OK, open = 1;
+    while (open) {
+        if (progress_cancelled(p)) {
+            rc = ERR_CANCELLED;
+            break;
+        }
+        if (clock_now() >= end) {
+            rc = ERR_LIMIT;
+            break;
+        }
+        struct pollfd pf = {fds[0], POLLIN, 0};
+        int r = poll(&pf, 1, 10);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        if (*len + 65536 > cap) {
+            cap = cap ? 2 * cap : 1 << 17;
+            *out = xrealloc(*out, cap);
+        }
+        ssize_t n = read(fds[0], *out + *len, cap - *len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            open = 0;
+        else
+            *len += (size_t)n;
+    }
+    close(fds[0]);
+    if (open)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (rc == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "cancelled");
+    if (rc == ERR_LIMIT)
+        return err_set(e, ERR_LIMIT, "the solver process ran past %g s and was stopped", seconds);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return err_set(e, ERR_IO, "the solver process failed (%s %d)",
+                       WIFSIGNALED(status) ? "signal" : "status",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    return ERR_OK;
+}

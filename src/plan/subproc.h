@@ -1,0 +1,33 @@
+/* subproc.h — run a computation in a child process that the caller can
+ * stop at any moment.
+ *
+ * MILP and LP libraries (CBC, CLP) have no way to be interrupted from
+ * outside once they solve, and some overrun their own time limits. Forked,
+ * such a solve is stopped within milliseconds: the parent polls the
+ * caller's cancel flag and a hard deadline while it reads what the child
+ * writes to a pipe, and kills the child when either fires. The child gets
+ * a copy of the parent's memory (built models included) and must only
+ * compute and write; it ends with _exit, never returning into the caller.
+ */
+#ifndef REMAT_SUBPROC_H
+#define REMAT_SUBPROC_H
+
+#include <stddef.h>
+
+#include "src/base/err.h"
+
+struct Progress;
+
+/* Run fn(ctx, fd) in a child process; fn writes its result to fd. The
+ * bytes written are returned in *out (caller frees; may be NULL when none)
+ * and *len. Returns ERR_OK when the child exited on its own with status
+ * 0, ERR_CANCELLED when p was cancelled, ERR_LIMIT when `seconds` passed
+ * first (the child is killed either way; what it wrote so far is still
+ * returned), ERR_IO when the child could not be started or failed. */
+int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, struct Progress *p, double seconds,
+                char **out, size_t *len, Err *e);
+
+/* Write all n bytes to fd (the child's side); 0 or -1. */
+int subproc_write(int fd, const void *buf, size_t n);
+
+#endif
