@@ -300,51 +300,30 @@ static int find_join(const Graph *g, const int *fw, int nf, const int *fpos, int
     return ERR_OK;
 }
 
-static int join_prepare(Solver *s, Err *e)
+/* The forward nodes in topological order (fw) and each node's index
+ * among them (fpos, -1 for the others). Returns their number. */
+static int forward_order(const Graph *g, int **fw, int **fpos)
 {
-    const Graph *g = s->g;
     int n = g->n, nf = 0;
-    const char *strat = solver_opt_str(s, "strategy");
-    int strategy = !strcmp(strat, "optimal") ? 0 : !strcmp(strat, "naive") ? 1
-                 : !strcmp(strat, "min-memory") ? 2 : -1;
-    if (strategy < 0)
-        return err_set(e, ERR_USAGE, "join: strategy=%s: expected optimal, naive or min-memory",
-                       strat);
-    const char *mod = solver_opt_str(s, "model");
-    int model = !strcmp(mod, "homogeneous") ? 0 : !strcmp(mod, "auto") ? 1
-              : !strcmp(mod, "heterogeneous") ? 2 : -1;
-    if (model < 0)
-        return err_set(e, ERR_USAGE, "join: model=%s: expected auto, homogeneous or heterogeneous",
-                       mod);
-    long long R;
-    if (solver_opt_int(s, "mem_resolution", &R, e))
-        return e->code;
-    if (R < 1 || R > 4096)
-        return err_set(e, ERR_USAGE, "join: mem_resolution=%lld: expected 1..4096", R);
-    for (int v = 0; v < n; v++) {
-        nf += g->nodes[v].phase == PHASE_FWD;
-    }
-    if (pairing_require(g, "join", e))
-        return e->code;
-    if (nf > JOIN_MAX_FWD)
-        return err_set(e, ERR_UNSUPPORTED, "join: %d forward nodes, more than %d", nf, JOIN_MAX_FWD);
-    int *fw = xmallocarray((size_t)nf + 1, sizeof *fw), *fpos = xmallocarray((size_t)n, sizeof *fpos);
-    nf = 0;
+    *fw = xmallocarray((size_t)n + 1, sizeof **fw);
+    *fpos = xmallocarray((size_t)n + 1, sizeof **fpos);
     for (int t = 0; t < n; t++) {
         int v = g->topo[t];
-        fpos[v] = -1;
+        (*fpos)[v] = -1;
         if (g->nodes[v].phase == PHASE_FWD) {
-            fpos[v] = nf;
-            fw[nf++] = v;
+            (*fpos)[v] = nf;
+            (*fw)[nf++] = v;
         }
     }
-    int jp = -1, rc = find_join(g, fw, nf, fpos, &jp, e);
-    if (rc) {
-        free(fw), free(fpos);
-        return rc;
-    }
-    /* branches: components of the forward nodes before the join */
-    int *uf = xmallocarray((size_t)jp, sizeof *uf);
+    return nf;
+}
+
+/* Branches: the connected pieces of the forward nodes before the join
+ * (fw[0..jp)); comp[i] is node fw[i]'s branch. Sets *k. */
+static int find_branches(const Graph *g, const int *fw, const int *fpos, int jp, int *comp, int *k,
+                         Err *e)
+{
+    int *uf = xmallocarray((size_t)jp + 1, sizeof *uf);
     for (int i = 0; i < jp; i++)
         uf[i] = i;
     for (int i = 0; i < jp; i++)
@@ -353,48 +332,43 @@ static int join_prepare(Solver *s, Err *e)
             if (fpos[u] >= 0 && fpos[u] < jp)
                 uf[find(uf, fpos[u])] = find(uf, i);
         }
-    int *comp = xmallocarray((size_t)jp, sizeof *comp), k = 0;
     int root_b[JOIN_KMAX + 1];
+    *k = 0;
     for (int i = 0; i < jp; i++) {
         int r = find(uf, i), b = -1;
-        for (int q = 0; q < k; q++)
+        for (int q = 0; q < *k; q++)
             if (root_b[q] == r)
                 b = q;
         if (b < 0) {
-            if (k == JOIN_KMAX) {
-                const char *id = g->nodes[fw[jp]].id;
-                free(fw), free(fpos), free(uf), free(comp);
+            if (*k == JOIN_KMAX) {
+                free(uf);
                 return err_set(e, ERR_UNSUPPORTED, "join: more than %d branches meet at '%s'",
-                               JOIN_KMAX, id);
+                               JOIN_KMAX, g->nodes[fw[jp]].id);
             }
-            root_b[k] = r;
-            b = k++;
+            root_b[*k] = r;
+            b = (*k)++;
         }
         comp[i] = b;
     }
     free(uf);
-    if (k < 2) {
-        const char *id = g->nodes[fw[jp]].id;
-        free(fw), free(fpos), free(comp);
+    if (*k < 2)
         return err_set(e, ERR_UNSUPPORTED,
                        "join: the forward part before '%s' is one connected piece, not separate "
-                       "branches (use revolve)", id);
-    }
-    Join *st = xcalloc(1, sizeof *st);
-    s->state = st;
-    st->k = k;
-    st->strategy = strategy;
-    st->join_node = fw[jp];
-    st->g = g;
-    /* stages per branch: cut where exactly one value (or graph input,
-     * from its first reader in the branch to its last) crosses */
-    int *gstage = xmallocarray((size_t)n, sizeof *gstage);  /* node -> group, -1 tail */
-    int *left = xcalloc((size_t)n, sizeof *left);
+                       "branches (use revolve)", g->nodes[fw[jp]].id);
+    return ERR_OK;
+}
+
+/* Stages per branch: cut where exactly one value (or graph input, from
+ * its first reader in the branch to its last) crosses. Fills st->len,
+ * st->first, st->n_groups and gstage (node -> stage group, -1 other). */
+static void cut_stages(Join *st, const Graph *g, const int *fw, const int *fpos, const int *comp,
+                       int jp, int *gstage)
+{
+    int n = g->n, k = st->k;
+    int *left = xcalloc((size_t)n + 1, sizeof *left);
+    int *stage_in = xmallocarray((size_t)n + 1, sizeof *stage_in);
     for (int v = 0; v < n; v++)
-        gstage[v] = -1;
-    int *stage_in = xmallocarray((size_t)n, sizeof *stage_in);
-    for (int v = 0; v < n; v++)
-        stage_in[v] = -1;
+        stage_in[v] = gstage[v] = -1;
     for (int b = 0; b < k; b++) {
         memset(left, 0, (size_t)n * sizeof *left);
         int crossing = 0, stage = 0, last = -1;
@@ -432,12 +406,20 @@ static int join_prepare(Solver *s, Err *e)
         st->first[b] = st->n_groups;
         st->n_groups += st->len[b];
     }
-    st->fwd = xcalloc((size_t)st->n_groups, sizeof *st->fwd);
-    st->bwd = xcalloc((size_t)st->n_groups, sizeof *st->bwd);
     for (int i = 0; i < jp; i++)
         gstage[fw[i]] = st->first[comp[i]] + stage_in[fw[i]];
-    /* assign every non-input node; -1 tail, -2 final */
-    for (int t = 0; t < n; t++) {
+    free(left);
+    free(stage_in);
+}
+
+/* Every non-input node into its stage's forward or backward list, the
+ * tail (after the join) or the final part (the backward that reads the
+ * branches' gradients); gstage gets -1 for the tail, -2 for the final. */
+static void assign_nodes(Join *st, const Graph *g, int *gstage)
+{
+    st->fwd = xcalloc((size_t)st->n_groups, sizeof *st->fwd);
+    st->bwd = xcalloc((size_t)st->n_groups, sizeof *st->bwd);
+    for (int t = 0; t < g->n; t++) {
         int v = g->topo[t];
         const Node *nd = &g->nodes[v];
         if (nd->phase == PHASE_INPUT)
@@ -463,13 +445,17 @@ static int join_prepare(Solver *s, Err *e)
         gstage[v] = reads_branch ? -2 : -1;
         list_push(reads_branch ? &st->final : &st->tail_bwd, v);
     }
-    /* per-stage figures for the heterogeneous DPs: forward cost, bytes
-     * read by a later stage or the turn (the checkpoint), all bytes */
-    double *fuf = xcalloc((size_t)st->n_groups, sizeof *fuf);
-    int64_t *fxb = xcalloc((size_t)st->n_groups, sizeof *fxb);
-    int64_t *fall = xcalloc((size_t)st->n_groups, sizeof *fall);
-    double *fub = xcalloc((size_t)st->n_groups, sizeof *fub);
-    for (int gi = 0; gi < st->n_groups; gi++)
+}
+
+/* The heterogeneous model's candidates from per-stage figures: forward
+ * cost, bytes read by a later stage or the turn (the checkpoint), all
+ * bytes, and the backward's re-run cost. */
+static int build_hetero(Join *st, const Graph *g, const int *gstage, int R, Err *e)
+{
+    int k = st->k, ng = st->n_groups;
+    double *fuf = xcalloc((size_t)ng, sizeof *fuf), *fub = xcalloc((size_t)ng, sizeof *fub);
+    int64_t *fxb = xcalloc((size_t)ng, sizeof *fxb), *fall = xcalloc((size_t)ng, sizeof *fall);
+    for (int gi = 0; gi < ng; gi++)
         for (int q = 0; q < st->fwd[gi].n; q++) {
             int v = st->fwd[gi].v[q];
             fuf[gi] += g->nodes[v].cost;
@@ -485,7 +471,7 @@ static int join_prepare(Solver *s, Err *e)
         }
     /* a stage's backward that reads none of the stage's own values (a
      * convolution's reads its input) needs no re-run of the stage */
-    for (int gi = 0; gi < st->n_groups; gi++) {
+    for (int gi = 0; gi < ng; gi++) {
         int reads = 0;
         for (int q = 0; q < st->bwd[gi].n && !reads; q++) {
             int w = st->bwd[gi].v[q];
@@ -496,64 +482,110 @@ static int join_prepare(Solver *s, Err *e)
         }
         fub[gi] = reads ? fuf[gi] : 0;
     }
-    free(left);
-    free(stage_in);
-    free(gstage);
-    free(comp);
-    free(fw);
-    free(fpos);
-    st->cmin = join_min_slots(k, st->len);
-    int C = st->n_groups + 2 * k + 2;
-    if (joindp_build(&st->dp, k, st->len, C, JOIN_MAX_CELLS)) {
-        join_release(s);
-        return err_set(e, ERR_UNSUPPORTED, "join: %d branches with %d stages: DP table too large",
-                       k, st->n_groups);
+    double *fu[JOIN_KMAX], *bu[JOIN_KMAX];
+    int64_t *xb[JOIN_KMAX], *all[JOIN_KMAX];
+    for (int b = 0; b < k; b++) {
+        fu[b] = fuf + st->first[b];
+        bu[b] = fub + st->first[b];
+        xb[b] = fxb + st->first[b];
+        all[b] = fall + st->first[b];
     }
-    /* the largest-slot schedule must be valid; otherwise the grouping of
-     * backward nodes does not fit this graph */
+    int rc = jh_build(&st->jh, k, st->len, fu, bu, xb, all, R, NULL, e);
+    if (rc == ERR_OK) {
+        double cap = JOIN_HET_STEPS / (4.0 * g->n);
+        st->n_cands = jh_candidates(&st->jh, cap < 256 ? 256 : cap > 20000 ? 20000 : (int)cap,
+                                    &st->cands);
+    }
+    free(fuf);
+    free(fub);
+    free(fxb);
+    free(fall);
+    return rc;
+}
+
+/* The largest-slot schedule must simulate; otherwise the grouping of
+ * backward nodes does not fit this graph. */
+static int check_grouping(Join *st, int C, Err *e)
+{
     Plan tmp;
     plan_init(&tmp);
     build(st, C, 0, &tmp);
     Sim sim;
     Err se;
     err_clear(&se);
-    rc = sim_run(g, tmp.steps, tmp.T, &sim, &se);
+    int rc = sim_run(st->g, tmp.steps, tmp.T, &sim, &se);
     plan_done(&tmp);
-    if (rc) {
-        join_release(s);
+    if (rc)
         return err_set(e, ERR_UNSUPPORTED,
                        "join: backward nodes do not follow the branches' stages (%s)", se.msg);
-    }
     sim_done(&sim);
+    return ERR_OK;
+}
+
+static int join_prepare(Solver *s, Err *e)
+{
+    const Graph *g = s->g;
+    const char *strat = solver_opt_str(s, "strategy");
+    int strategy = !strcmp(strat, "optimal") ? 0 : !strcmp(strat, "naive") ? 1
+                 : !strcmp(strat, "min-memory") ? 2 : -1;
+    if (strategy < 0)
+        return err_set(e, ERR_USAGE, "join: strategy=%s: expected optimal, naive or min-memory",
+                       strat);
+    const char *mod = solver_opt_str(s, "model");
+    int model = !strcmp(mod, "homogeneous") ? 0 : !strcmp(mod, "auto") ? 1
+              : !strcmp(mod, "heterogeneous") ? 2 : -1;
+    if (model < 0)
+        return err_set(e, ERR_USAGE, "join: model=%s: expected auto, homogeneous or heterogeneous",
+                       mod);
+    long long R;
+    if (solver_opt_int(s, "mem_resolution", &R, e))
+        return e->code;
+    if (R < 1 || R > 4096)
+        return err_set(e, ERR_USAGE, "join: mem_resolution=%lld: expected 1..4096", R);
+    if (pairing_require(g, "join", e))
+        return e->code;
+    int *fw, *fpos, nf = forward_order(g, &fw, &fpos), jp = -1, k = 0;
+    int rc = nf > JOIN_MAX_FWD ? err_set(e, ERR_UNSUPPORTED, "join: %d forward nodes, more than %d",
+                                         nf, JOIN_MAX_FWD)
+                               : find_join(g, fw, nf, fpos, &jp, e);
+    int *comp = xmallocarray((size_t)(jp > 0 ? jp : 1), sizeof *comp);
+    if (!rc)
+        rc = find_branches(g, fw, fpos, jp, comp, &k, e);
+    if (rc) {
+        free(fw), free(fpos), free(comp);
+        return rc;
+    }
+    Join *st = xcalloc(1, sizeof *st);
+    s->state = st;
+    st->k = k;
+    st->strategy = strategy;
+    st->join_node = fw[jp];
+    st->g = g;
+    int *gstage = xmallocarray((size_t)g->n + 1, sizeof *gstage);
+    cut_stages(st, g, fw, fpos, comp, jp, gstage);
+    assign_nodes(st, g, gstage);
+    free(comp);
+    free(fw);
+    free(fpos);
+    st->cmin = join_min_slots(k, st->len);
+    int C = st->n_groups + 2 * k + 2;
+    if (joindp_build(&st->dp, k, st->len, C, JOIN_MAX_CELLS))
+        rc = err_set(e, ERR_UNSUPPORTED, "join: %d branches with %d stages: DP table too large", k,
+                     st->n_groups);
+    else
+        rc = check_grouping(st, C, e);
     /* auto: both families; the simulator picks (even on unit stages the
      * per-branch schedules can be cheaper: join3 at 75 %) */
     st->model = model;
-    rc = ERR_OK;
-    if (st->model) {
-        double *fu[JOIN_KMAX];
-        double *bu[JOIN_KMAX];
-        int64_t *xb[JOIN_KMAX], *all[JOIN_KMAX];
-        for (int b = 0; b < k; b++) {
-            fu[b] = fuf + st->first[b];
-            bu[b] = fub + st->first[b];
-            xb[b] = fxb + st->first[b];
-            all[b] = fall + st->first[b];
-        }
-        rc = jh_build(&st->jh, k, st->len, fu, bu, xb, all, (int)R, NULL, e);
-        if (rc == ERR_OK) {
-            double cap = JOIN_HET_STEPS / (4.0 * g->n);
-            st->n_cands = jh_candidates(&st->jh, cap < 256 ? 256 : cap > 20000 ? 20000 : (int)cap,
-                                        &st->cands);
-        } else if (model == 1) {
+    if (!rc && st->model) {
+        rc = build_hetero(st, g, gstage, (int)R, e);
+        if (rc && model == 1) {
             st->model = 0;  /* auto: the homogeneous candidates alone */
             err_clear(e);
             rc = ERR_OK;
         }
     }
-    free(fuf);
-    free(fub);
-    free(fxb);
-    free(fall);
+    free(gstage);
     if (rc)
         join_release(s);
     return rc;

@@ -104,21 +104,9 @@ static void readers_between(const CmModel *M, int i, int k, int t, int *a, int *
     *b = e;
 }
 
-int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget, int64_t max_cols,
-             Err *e)
+/* Bounds, integrality and objective scaling of every column. */
+static void cm_columns(CmModel *M, const Graph *g, const int *order, int n, int64_t budget)
 {
-    memset(M, 0, sizeof *M);
-    index_order(M, g, order, n);
-    int64_t tri = (int64_t)n * (n + 1) / 2;
-    M->rbase = 0;
-    M->sbase = tri;
-    M->fbase = M->sbase + (n > 0 ? (int64_t)n * (n - 1) / 2 : 0);
-    M->ubase = M->fbase + M->ft[n];
-    M->ncols = M->ubase + tri;
-    if (M->ncols > max_cols)
-        return err_set(e, ERR_LIMIT,
-                       "the model of %d nodes has %lld variables, more than the limit %lld", n,
-                       (long long)M->ncols, (long long)max_cols);
     size_t nc = (size_t)M->ncols + 1;
     M->clb = xcalloc(nc, sizeof *M->clb);
     M->cub = xmallocarray(nc, sizeof *M->cub);
@@ -136,6 +124,25 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
         M->cub[c] = c < M->ubase ? 1 : (double)budget * M->mscale;
         M->is_int[c] = c < M->ubase;
     }
+}
+
+int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget, int64_t max_cols,
+             Err *e)
+{
+    memset(M, 0, sizeof *M);
+    index_order(M, g, order, n);
+    int64_t tri = (int64_t)n * (n + 1) / 2;
+    M->rbase = 0;
+    M->sbase = tri;
+    M->fbase = M->sbase + (n > 0 ? (int64_t)n * (n - 1) / 2 : 0);
+    M->ubase = M->fbase + M->ft[n];
+    M->ncols = M->ubase + tri;
+    if (M->ncols > max_cols)
+        return err_set(e, ERR_LIMIT,
+                       "the model of %d nodes has %lld variables, more than the limit %lld", n,
+                       (long long)M->ncols, (long long)max_cols);
+    cm_columns(M, g, order, n, budget);
+    size_t nc = (size_t)M->ncols + 1;
     const double B = (double)budget * M->mscale, ms = M->mscale;
     Build b = {0};
     for (int t = 0; t < n; t++) {

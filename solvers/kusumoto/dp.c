@@ -551,6 +551,86 @@ static int cmp_int(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The lower sets L_i that may precede L' = L_j within budget B, into
+ * preds; returns their number. stack, stamp and tmp are the exact walk's
+ * scratch (stamp marks what stage j has reached). */
+static int find_preds(const KusFamily *f, int j, int64_t B, int *preds, int *stack, int *stamp,
+                      uint64_t *tmp)
+{
+    int np = 0;
+    if (B < f->A[j]) {
+        /* not even L' itself fits */
+    } else if (f->hslot) {
+        /* Exact family: walk down from L' by removing maximal elements.
+         * Every lower set inside L' is reached, and none outside;
+         * removing more only raises 2 (S[j] - S[i]), so a set over the
+         * budget ends its branch. */
+        int sp = 0;
+        stack[sp++] = j;
+        while (sp) {
+            int X = stack[--sp];
+            const uint64_t *xb = f->bits + (size_t)X * (size_t)f->words;
+            for (int q = f->mx_off[X]; q < f->mx_off[X + 1]; q++) {
+                int x = f->mx[q];
+                if (f->side[x])
+                    continue;   /* a side value leaves only with its inputs */
+                int64_t d = f->S[j] - f->S[X] + f->fsize[x];
+                if (bytes_add(bytes_add(d, d), f->A[j]) > B)
+                    continue;
+                memcpy(tmp, xb, (size_t)f->words * sizeof *tmp);
+                tmp[x >> 6] &= ~((uint64_t)1 << (x & 63));
+                for (int r = f->sd_off[x]; r < f->sd_off[x + 1]; r++)
+                    tmp[f->sd[r] >> 6] &= ~((uint64_t)1 << (f->sd[r] & 63));
+                int Y = family_find(f, tmp);
+                if (Y < 0 || stamp[Y] == j)
+                    continue;
+                stamp[Y] = j;
+                stack[sp++] = Y;
+                preds[np++] = Y;
+            }
+        }
+    } else {
+        /* first set with 2 (S[j] - S[i]) + A[j] <= B */
+        int64_t smin = f->S[j] - (B - f->A[j]) / 2;
+        int lo = 0, hi = j;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (f->S[mid] < smin)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int i = lo; i < j; i++)
+            if (f->cnt[i] < f->cnt[j] && is_subset(f, i, j))
+                preds[np++] = i;
+    }
+    return np;
+}
+
+/* The labels at F, best first: one chain of lower-set indices each
+ * (into chains when non-NULL) and its length k; returns how many. */
+static int read_chains(const KusFamily *f, const Lab *lab, const int *off, int nwant, int **chains,
+                       int *ks)
+{
+    int N = f->N, got = 0;
+    for (int l0 = off[N - 1]; l0 < off[N] && got < nwant; l0++) {
+        int k = -1;
+        for (int l = l0; l >= 0; l = lab[l].fl)
+            k++;   /* ∅'s label is not part of the chain */
+        if (chains) {
+            int *c = xmallocarray((size_t)k, sizeof *c);
+            int i = k - 1, L = N - 1;
+            for (int l = l0; lab[l].from >= 0; l = lab[l].fl) {
+                c[i--] = L;
+                L = lab[l].from;
+            }
+            chains[got] = c;
+        }
+        ks[got++] = k;
+    }
+    return got;
+}
+
 /* Pull DP over sets in order of size. Each set keeps only its Pareto
  * labels (the paper's remark: opt[L, t] < opt[L, t'] with t < t' makes
  * t' useless), in order of preference: increasing t for KUS_MIN_T,
@@ -592,53 +672,7 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
             cancelled = 1;
             break;
         }
-        int np = 0;
-        if (B < f->A[j]) {
-            /* not even L' itself fits */
-        } else if (f->hslot) {
-            /* Exact family: walk down from L' by removing maximal elements.
-             * Every lower set inside L' is reached, and none outside;
-             * removing more only raises 2 (S[j] - S[i]), so a set over the
-             * budget ends its branch. */
-            int sp = 0;
-            stack[sp++] = j;
-            while (sp) {
-                int X = stack[--sp];
-                const uint64_t *xb = f->bits + (size_t)X * (size_t)f->words;
-                for (int q = f->mx_off[X]; q < f->mx_off[X + 1]; q++) {
-                    int x = f->mx[q];
-                    if (f->side[x])
-                        continue;   /* a side value leaves only with its inputs */
-                    int64_t d = f->S[j] - f->S[X] + f->fsize[x];
-                    if (bytes_add(bytes_add(d, d), f->A[j]) > B)
-                        continue;
-                    memcpy(tmp, xb, (size_t)f->words * sizeof *tmp);
-                    tmp[x >> 6] &= ~((uint64_t)1 << (x & 63));
-                    for (int r = f->sd_off[x]; r < f->sd_off[x + 1]; r++)
-                        tmp[f->sd[r] >> 6] &= ~((uint64_t)1 << (f->sd[r] & 63));
-                    int Y = family_find(f, tmp);
-                    if (Y < 0 || stamp[Y] == j)
-                        continue;
-                    stamp[Y] = j;
-                    stack[sp++] = Y;
-                    preds[np++] = Y;
-                }
-            }
-        } else {
-            /* first set with 2 (S[j] - S[i]) + A[j] <= B */
-            int64_t smin = f->S[j] - (B - f->A[j]) / 2;
-            int lo = 0, hi = j;
-            while (lo < hi) {
-                int mid = lo + (hi - lo) / 2;
-                if (f->S[mid] < smin)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (int i = lo; i < j; i++)
-                if (f->cnt[i] < f->cnt[j] && is_subset(f, i, j))
-                    preds[np++] = i;
-        }
+        int np = find_preds(f, j, B, preds, stack, stamp, tmp);
         for (int q = 0; q < np; q++) {
             int i = preds[q];
             if (off[i + 1] == off[i])
@@ -685,27 +719,7 @@ static int dp_core(const KusFamily *f, int64_t B, double unit, int mode, int nwa
         nt = 0;
         off[j + 1] = nlab;
     }
-    int got = 0;
-    if (cancelled) {
-        got = -1;
-    } else {
-        /* the labels at F, best first: one chain each */
-        for (int l0 = off[N - 1]; l0 < off[N] && got < nwant; l0++) {
-            int k = -1;
-            for (int l = l0; l >= 0; l = lab[l].fl)
-                k++;   /* ∅'s label is not part of the chain */
-            if (chains) {
-                int *c = xmallocarray((size_t)k, sizeof *c);
-                int i = k - 1, L = N - 1;
-                for (int l = l0; lab[l].from >= 0; l = lab[l].fl) {
-                    c[i--] = L;
-                    L = lab[l].from;
-                }
-                chains[got] = c;
-            }
-            ks[got++] = k;
-        }
-    }
+    int got = cancelled ? -1 : read_chains(f, lab, off, nwant, chains, ks);
     free(preds);
     free(stack);
     free(stamp);

@@ -60,6 +60,85 @@ static long long count_fill(const uint64_t *A, const uint64_t *alive, int W, int
     return miss / 2;
 }
 
+/* Eliminate v (its alive neighbours nv): N(v) becomes a clique, the
+ * neighbours lose v, and the fill and degree of every vertex whose
+ * neighbourhood changed are brought up to date (nv is then count_fill's
+ * scratch row). */
+static void eliminate(uint64_t *A, const uint64_t *alive, uint64_t *nv, uint64_t *touch, int W,
+                      int v, long long *fill, int *deg)
+{
+    /* make N(v) a clique; the neighbours lose v */
+    int added = fill[v] > 0;
+    memset(touch, 0, (size_t)W * sizeof *touch);
+    for (int w = 0; w < W; w++)
+        for (uint64_t bits = nv[w]; bits; bits &= bits - 1) {
+            int u = w * 64 + __builtin_ctzll(bits);
+            uint64_t *ru = A + (size_t)u * W;
+            if (added)
+                for (int x = 0; x < W; x++)
+                    ru[x] |= nv[x];
+            ru[u >> 6] &= ~((uint64_t)1 << (u & 63));
+            ru[v >> 6] &= ~((uint64_t)1 << (v & 63));
+            for (int x = 0; x < W; x++)
+                touch[x] |= added ? ru[x] : 0;
+            touch[u >> 6] |= (uint64_t)1 << (u & 63);
+        }
+    for (int w = 0; w < W; w++)
+        for (uint64_t bits = touch[w] & alive[w]; bits; bits &= bits - 1) {
+            int u = w * 64 + __builtin_ctzll(bits);
+            if (!added) {
+                /* N(v) was a clique: u only lost v, and with it the
+                 * missing pairs (v, x) for its neighbours x outside N(v);
+                 * counting those is one row, where a recount costs a row
+                 * per neighbour (a 10K-wide star: 46 s instead of ms) */
+                const uint64_t *ru = A + (size_t)u * W;
+                long long lost = 0;
+                for (int x = 0; x < W; x++)
+                    lost += popcount64(ru[x] & alive[x] & ~nv[x]);
+                fill[u] -= lost;
+                deg[u]--;
+                continue;
+            }
+            fill[u] = count_fill(A, alive, W, u, nv);
+            int d = 0;
+            const uint64_t *ru = A + (size_t)u * W;
+            for (int x = 0; x < W; x++)
+                d += popcount64(ru[x] & alive[x]);
+            deg[u] = d;
+        }
+}
+
+/* The bags in elimination order become a tree: each bag's parent is the
+ * bag of its earliest-eliminated other vertex. */
+static void link_bags(TreeDec *td, int n, int *boff, int *bnodes, const int *pos, const int *elim)
+{
+    td->nbags = n;
+    td->off = boff;
+    td->nodes = bnodes;
+    td->parent = xmallocarray((size_t)n, sizeof *td->parent);
+    td->width = 0;
+    int lastroot = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        int par = -1;
+        for (int k = boff[i]; k < boff[i + 1]; k++) {
+            int u = bnodes[k];
+            if (u != elim[i] && (par < 0 || pos[u] < par))
+                par = pos[u];
+        }
+        if (par < 0) {
+            /* root of one connected component: hang it under the
+             * last root; they share no vertex, so nothing breaks */
+            par = lastroot;
+            if (lastroot < 0)
+                lastroot = i;
+        }
+        td->parent[i] = par;
+        if (boff[i + 1] - boff[i] - 1 > td->width)
+            td->width = boff[i + 1] - boff[i] - 1;
+    }
+    td->root = lastroot;
+}
+
 int treedec_min_fill(int n, const int *off, const int *adj, TreeDec *td, Progress *p, Err *e)
 {
     treedec_init(td);
@@ -142,73 +221,11 @@ int treedec_min_fill(int n, const int *off, const int *adj, TreeDec *td, Progres
             }
         if (!inserted)
             bnodes[bn++] = v;
-        /* make N(v) a clique; the neighbours lose v */
-        int added = fill[v] > 0;
-        memset(touch, 0, (size_t)W * sizeof *touch);
-        for (int w = 0; w < W; w++)
-            for (uint64_t bits = nv[w]; bits; bits &= bits - 1) {
-                int u = w * 64 + __builtin_ctzll(bits);
-                uint64_t *ru = A + (size_t)u * W;
-                if (added)
-                    for (int x = 0; x < W; x++)
-                        ru[x] |= nv[x];
-                ru[u >> 6] &= ~((uint64_t)1 << (u & 63));
-                ru[v >> 6] &= ~((uint64_t)1 << (v & 63));
-                for (int x = 0; x < W; x++)
-                    touch[x] |= added ? ru[x] : 0;
-                touch[u >> 6] |= (uint64_t)1 << (u & 63);
-            }
-        for (int w = 0; w < W; w++)
-            for (uint64_t bits = touch[w] & alive[w]; bits; bits &= bits - 1) {
-                int u = w * 64 + __builtin_ctzll(bits);
-                if (!added) {
-                    /* N(v) was a clique: u only lost v, and with it the
-                     * missing pairs (v, x) for its neighbours x outside N(v);
-                     * counting those is one row, where a recount costs a row
-                     * per neighbour (a 10K-wide star: 46 s instead of ms) */
-                    const uint64_t *ru = A + (size_t)u * W;
-                    long long lost = 0;
-                    for (int x = 0; x < W; x++)
-                        lost += popcount64(ru[x] & alive[x] & ~nv[x]);
-                    fill[u] -= lost;
-                    deg[u]--;
-                    continue;
-                }
-                fill[u] = count_fill(A, alive, W, u, nv);
-                int d = 0;
-                const uint64_t *ru = A + (size_t)u * W;
-                for (int x = 0; x < W; x++)
-                    d += popcount64(ru[x] & alive[x]);
-                deg[u] = d;
-            }
+        eliminate(A, alive, nv, touch, W, v, fill, deg);
     }
     if (rc == ERR_OK) {
         boff[n] = bn;
-        td->nbags = n;
-        td->off = boff;
-        td->nodes = bnodes;
-        td->parent = xmallocarray((size_t)n, sizeof *td->parent);
-        td->width = 0;
-        int lastroot = -1;
-        for (int i = n - 1; i >= 0; i--) {
-            int par = -1;
-            for (int k = boff[i]; k < boff[i + 1]; k++) {
-                int u = bnodes[k];
-                if (u != elim[i] && (par < 0 || pos[u] < par))
-                    par = pos[u];
-            }
-            if (par < 0) {
-                /* root of one connected component: hang it under the
-                 * last root; they share no vertex, so nothing breaks */
-                par = lastroot;
-                if (lastroot < 0)
-                    lastroot = i;
-            }
-            td->parent[i] = par;
-            if (boff[i + 1] - boff[i] - 1 > td->width)
-                td->width = boff[i + 1] - boff[i] - 1;
-        }
-        td->root = lastroot;
+        link_bags(td, n, boff, bnodes, pos, elim);
     } else {
         free(boff);
         free(bnodes);
