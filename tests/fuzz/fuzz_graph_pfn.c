@@ -1,42 +1,19 @@
-/* fuzz_graph_pfn.c — libFuzzer harness for the importer of Kusumoto et al.'s computational-graph text:
- * any input either loads into a graph whose JSON form re-reads to the
- * same JSON and simulates its baseline, or is refused with one line that
- * starts with the file name. */
-#include <assert.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
+/* fuzz_graph_pfn.c — libFuzzer harness for the importer of Kusumoto et al.'s computational-graph text: any input
+ * either loads into a graph whose JSON form re-reads to the same JSON and
+ * simulates its baseline, or is refused with one line naming the file. */
 #include "src/graph/graph_import.h"
-#include "src/graph/graph_io.h"
-#include "src/plan/sim.h"
+#include "tests/fuzz/fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = '\0';
+    char *text = fuzz_text(data, size);
     Err e;
     err_clear(&e);
     Graph *g = graph_from_pfn(text, size, "fuzz.txt", &e);
-    if (!g) {
-        assert(e.code != ERR_OK && strncmp(e.msg, "fuzz.txt", 8) == 0 && !strchr(e.msg, '\n'));
-    } else {
-        char *j1 = graph_to_json(g);
-        Graph *g2 = graph_from_json(j1, strlen(j1), "j1", &e);
-        assert(g2 && g2->n == g->n && g2->n_edges == g->n_edges);
-        char *j2 = graph_to_json(g2);
-        assert(strcmp(j1, j2) == 0);
-        int64_t peak;
-        double cost;
-        sim_baseline(g, &peak, &cost);
-        assert(peak >= g->input_bytes);
-        free(j1);
-        free(j2);
-        graph_free(g2);
-        graph_free(g);
-    }
+    if (g)
+        fuzz_json_round_trip(g);
+    else
+        fuzz_refused(&e, "fuzz.txt");
     free(text);
     return 0;
 }
