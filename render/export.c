@@ -4,7 +4,6 @@
 #include "render/export.h"
 
 #include <graphviz/gvc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,34 +13,14 @@
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/base/units.h"
+#include "src/base/strbuf.h"
 #include "src/base/xalloc.h"
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-} Buf;
 
-static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(Buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (w >= 0 && (size_t)w < b->cap - b->n) {
-            b->n += (size_t)w;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)(w > 0 ? w : 64);
-        b->s = xrealloc(b->s, b->cap);
-    }
-}
-
-static void put_id(Buf *b, const char *s)
+static void put_id(StrBuf *b, const char *s)
 {
     char *q = dot_quote(s);
-    put(b, "%s", q);
+    sb_put(b, "%s", q);
     free(q);
 }
 
@@ -81,8 +60,9 @@ char *export_dot(const Graph *g, const Plan *plan, const Overlay *ov)
  * graph it drew; Graphviz ignores the data attributes. */
 char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m)
 {
-    Buf head = {xmalloc(1024), 0, 1024}, tail = {xmalloc(1024), 0, 1024};
-    head.s[0] = tail.s[0] = '\0';
+    StrBuf head, tail;
+    sb_init(&head, 1024);
+    sb_init(&tail, 1024);
     int *runs = xcalloc((size_t)g->n + 1, sizeof *runs);
     unsigned char *at_peak = xcalloc((size_t)g->n + 1, 1);
     if (m && plan) {
@@ -91,16 +71,16 @@ char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
     } else {
         marks_compute(g, plan, runs, at_peak);
     }
-    put(&head, "  rankdir=TB;\n  node [shape=box style=\"rounded,filled\" fillcolor=white fontname=Helvetica fontsize=10];\n");
+    sb_put(&head, "  rankdir=TB;\n  node [shape=box style=\"rounded,filled\" fillcolor=white fontname=Helvetica fontsize=10];\n");
     if (plan) {
         char pk[32];
         units_format_bytes(plan->peak, pk, sizeof pk);
-        put(&head, "  label=");
+        sb_put(&head, "  label=");
         char lab[256];
         snprintf(lab, sizeof lab, "%s: peak %s, cost %+.1f%%, red outline = alive at peak, orange = recomputed",
                  plan->solver ? plan->solver : "plan", pk, 100 * plan_overhead(plan));
         put_id(&head, lab);
-        put(&head, ";\n  labelloc=t;\n");
+        sb_put(&head, ";\n  labelloc=t;\n");
     }
     /* clusters for overlay groups that are flat (no nesting in DOT here),
      * after the node statements so the node order stays the graph's */
@@ -110,27 +90,27 @@ char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
             const OverlayGroup *gr = &ov->groups[i];
             if (gr->kind == OVERLAY_SEPARATOR)
                 continue;
-            put(&tail, "  subgraph \"cluster_%d\" {\n    label=", i);
+            sb_put(&tail, "  subgraph \"cluster_%d\" {\n    label=", i);
             put_id(&tail, gr->label);
-            put(&tail, ";\n    style=filled; fillcolor=\"%s40\";\n", palette[i % 10]);
+            sb_put(&tail, ";\n    style=filled; fillcolor=\"%s40\";\n", palette[i % 10]);
             for (int k = 0; k < gr->n; k++)
                 if (!in_cluster[gr->nodes[k]]) {
                     in_cluster[gr->nodes[k]] = 1;
-                    put(&tail, "    ");
+                    sb_put(&tail, "    ");
                     put_id(&tail, g->nodes[gr->nodes[k]].id);
-                    put(&tail, ";\n");
+                    sb_put(&tail, ";\n");
                 }
-            put(&tail, "  }\n");
+            sb_put(&tail, "  }\n");
         }
     char **extra = xcalloc((size_t)g->n + 1, sizeof *extra);
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
-        Buf x = {xmalloc(128), 0, 128};
-        x.s[0] = '\0';
+        StrBuf x;
+        sb_init(&x, 128);
         char sz[32], *lab = xmalloc(strlen(nd->id) + strlen(nd->op) + 48);
         units_format_bytes(nd->size, sz, sizeof sz);
         sprintf(lab, "%s\n%s %s", nd->id, nd->op, sz);
-        put(&x, "label=");
+        sb_put(&x, "label=");
         put_id(&x, lab);
         free(lab);
         const char *fill = nd->phase == PHASE_INPUT ? "#eeeeee"
@@ -138,11 +118,11 @@ char *export_dot_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
                            : nd->phase == PHASE_LOSS ? "#ffe8e8"
                                                     : "white";
         if (runs[v] > 1)
-            put(&x, " fillcolor=orange xlabel=\"x%d\"", runs[v]);
+            sb_put(&x, " fillcolor=orange xlabel=\"x%d\"", runs[v]);
         else
-            put(&x, " fillcolor=\"%s\"", fill);
+            sb_put(&x, " fillcolor=\"%s\"", fill);
         if (at_peak[v])
-            put(&x, " color=red penwidth=2");
+            sb_put(&x, " color=red penwidth=2");
         extra[v] = x.s;
     }
     char *out = graph_to_dot_ex(g, head.s, extra, tail.s);

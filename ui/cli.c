@@ -360,6 +360,36 @@ static void print_bound(const Graph *g, int64_t budget, const Plan *p)
         fprintf(stderr, "bound: none (%s)\n", e.msg);
 }
 
+/* A plan file read against g and simulated; a message that does not
+ * name the plan file gets its name in front. */
+static int load_plan(Plan *p, const Graph *g, const char *path, Err *e)
+{
+    int rc = plan_load(p, g, path, e);
+    if (!rc)
+        rc = plan_evaluate(p, g, e);
+    if (rc && strncmp(e->msg, path, strlen(path)))
+        err_prefix(e, path);
+    return rc;
+}
+
+/* The graph of a command that takes a budget, and the budget (NULL with
+ * the exit status in *status when either is refused). */
+static Graph *load_with_budget(Args *a, const char *cmd, int64_t *budget, int *status)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g) {
+        *status = fail(&e);
+        return NULL;
+    }
+    if ((*status = parse_budget(cmd, a->budget, g, budget))) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
 static int cmd_solve(Args *a)
 {
     /* the portfolio is the default: the best plan the project can find */
@@ -370,17 +400,13 @@ static int cmd_solve(Args *a)
         snprintf(m, sizeof m, "unknown solver '%s'; 'remat list-solvers' lists them", sname);
         return usage_err("solve", m);
     }
+    int64_t budget;
+    int rc;
+    Graph *g = load_with_budget(a, "solve", &budget, &rc);
+    if (!g)
+        return rc;
     Err e;
     err_clear(&e);
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
-    int64_t budget;
-    int rc = parse_budget("solve", a->budget, g, &budget);
-    if (rc) {
-        graph_free(g);
-        return rc;
-    }
     double t0 = clock_now();
     Solver *s = solver_new(cls, g, &a->opts, &e);
     if (!s) {
@@ -696,9 +722,7 @@ static int cmd_export(Args *a)
     Plan p;
     plan_init(&p);
     int status = EXIT_OK;
-    if (a->plan && (plan_load(&p, g, a->plan, &e) || plan_evaluate(&p, g, &e))) {
-        if (strncmp(e.msg, a->plan, strlen(a->plan)))
-            err_prefix(&e, a->plan);
+    if (a->plan && load_plan(&p, g, a->plan, &e)) {
         status = fail(&e);
     } else if (export_graph(g, a->plan ? &p : NULL, NULL, fmt, a->out, &e)) {
         status = fail(&e);
@@ -749,9 +773,7 @@ static int replay_torch(const Args *a)
     int status = EXIT_OK;
     char tool[4200], msg[4400], tmp[] = "/tmp/remat-replay-XXXXXX";
     const char *outp = a->out;
-    if (plan_load(&p, g, a->pos[1], &e) || plan_evaluate(&p, g, &e)) {
-        if (strncmp(e.msg, a->pos[1], strlen(a->pos[1])))
-            err_prefix(&e, a->pos[1]);
+    if (load_plan(&p, g, a->pos[1], &e)) {
         status = fail(&e);
         goto out;
     }
@@ -908,9 +930,7 @@ static int cmd_replay(Args *a)
     plan_init(&p);
     Replay r;
     replay_init(&r);
-    if (plan_load(&p, g, a->pos[1], &e) || plan_evaluate(&p, g, &e)) {
-        if (strncmp(e.msg, a->pos[1], strlen(a->pos[1])))
-            err_prefix(&e, a->pos[1]);
+    if (load_plan(&p, g, a->pos[1], &e)) {
         status = fail(&e);
         goto out;
     }
@@ -1003,7 +1023,6 @@ out:
     return status;
 }
 
-/* Until the explorer exists: the sample's info and its memory curve. */
 /* The explorer on a terminal; without one (output piped, no
  * REMAT_NO_DISPLAY) the same facts as `info --curve`. */
 static int cmd_tui(Args *a)
@@ -1015,17 +1034,11 @@ static int cmd_tui(Args *a)
     const SolverClass *cls = NULL;
     if (a->solver && !(cls = solver_find(a->solver)))
         return usage_err("tui", "unknown solver (see 'remat list-solvers')");
-    Err e;
-    err_clear(&e);
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
     int64_t budget;
-    int rc = parse_budget("tui", a->budget, g, &budget);
-    if (rc) {
-        graph_free(g);
+    int rc;
+    Graph *g = load_with_budget(a, "tui", &budget, &rc);
+    if (!g)
         return rc;
-    }
     int cuda = a->backend && !strcmp(a->backend, "cuda");
     if (a->backend && !cuda && strcmp(a->backend, "cpu")) {
         graph_free(g);

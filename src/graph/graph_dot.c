@@ -18,6 +18,7 @@
 #include "src/graph/graph_io.h"
 #include "src/graph/json_util.h"
 #include "src/base/numparse.h"
+#include "src/base/strbuf.h"
 #include "src/base/xalloc.h"
 
 /* cgraph reports errors through a global callback; serialise loads so two
@@ -322,91 +323,70 @@ out:
 
 /* ---- writer ---------------------------------------------------------- */
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-} Buf;
 
-static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(Buf *b, const char *fmt, ...)
+static void put_quoted(StrBuf *b, const char *s)
 {
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (w >= 0 && (size_t)w < b->cap - b->n) {
-            b->n += (size_t)w;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)(w > 0 ? w : 64);
-        b->s = xrealloc(b->s, b->cap);
-    }
-}
-
-static void put_quoted(Buf *b, const char *s)
-{
-    put(b, "\"");
+    sb_put(b, "\"");
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            put(b, "\\%c", *s);
+            sb_put(b, "\\%c", *s);
         else if (*s == '\n')
-            put(b, "\\n");
+            sb_put(b, "\\n");
         else
-            put(b, "%c", *s);
+            sb_put(b, "%c", *s);
     }
-    put(b, "\"");
+    sb_put(b, "\"");
 }
 
 char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail)
 {
-    Buf b = {xmalloc(4096), 0, 4096};
-    b.s[0] = '\0';
-    put(&b, "digraph ");
+    StrBuf b;
+    sb_init(&b, 4096);
+    sb_put(&b, "digraph ");
     put_quoted(&b, g->name);
-    put(&b, " {\n  source=");
+    sb_put(&b, " {\n  source=");
     put_quoted(&b, g->source);
-    put(&b, ";\n  cost_unit=");
+    sb_put(&b, ";\n  cost_unit=");
     put_quoted(&b, g->cost_unit);
-    put(&b, ";\n  size_unit=");
+    sb_put(&b, ";\n  size_unit=");
     put_quoted(&b, g->size_unit);
-    put(&b, ";\n");
+    sb_put(&b, ";\n");
     if (head)
-        put(&b, "%s", head);
+        sb_put(&b, "%s", head);
     char num[40];
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
-        put(&b, "  ");
+        sb_put(&b, "  ");
         put_quoted(&b, nd->id);
-        put(&b, " [op=");
+        sb_put(&b, " [op=");
         put_quoted(&b, nd->op);
         json_format_num(nd->cost, num, sizeof num);
         /* DOT numerals have no exponent: "1e+20" must be a quoted string */
-        put(&b, " phase=%s size=%lld cost=%s%s%s", phase_name(nd->phase), (long long)nd->size,
+        sb_put(&b, " phase=%s size=%lld cost=%s%s%s", phase_name(nd->phase), (long long)nd->size,
             strpbrk(num, "eE") ? "\"" : "", num, strpbrk(num, "eE") ? "\"" : "");
         if (nd->workspace)
-            put(&b, " workspace=%lld", (long long)nd->workspace);
+            sb_put(&b, " workspace=%lld", (long long)nd->workspace);
         if (nd->grad_of >= 0) {
-            put(&b, " grad_of=");
+            sb_put(&b, " grad_of=");
             put_quoted(&b, g->nodes[nd->grad_of].id);
         }
         if (g->outputs_explicit && g->is_output[v])
-            put(&b, " output=1");
+            sb_put(&b, " output=1");
         if (node_extra && node_extra[v])
-            put(&b, " %s", node_extra[v]);
-        put(&b, "];\n");
+            sb_put(&b, " %s", node_extra[v]);
+        sb_put(&b, "];\n");
     }
     for (int v = 0; v < g->n; v++)
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
-            put(&b, "  ");
+            sb_put(&b, "  ");
             put_quoted(&b, g->nodes[g->in_idx[k]].id);
-            put(&b, " -> ");
+            sb_put(&b, " -> ");
             put_quoted(&b, g->nodes[v].id);
-            put(&b, ";\n");
+            sb_put(&b, ";\n");
         }
     if (tail)
-        put(&b, "%s", tail);
-    put(&b, "}\n");
+        sb_put(&b, "%s", tail);
+    sb_put(&b, "}\n");
     return b.s;
 }
 
@@ -417,8 +397,8 @@ char *graph_to_dot(const Graph *g)
 
 char *dot_quote(const char *s)
 {
-    Buf b = {xmalloc(64), 0, 64};
-    b.s[0] = '\0';
+    StrBuf b;
+    sb_init(&b, 64);
     put_quoted(&b, s);
     return b.s;
 }
