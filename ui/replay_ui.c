@@ -45,6 +45,36 @@ struct ReplayUi {
     char dir[64];
 };
 
+/* A replay program failed: its reason is the last line it wrote on its
+ * error file ep (or `none` when it wrote nothing). */
+static int failed_with(ReplayUi *u, const char *ep, const char *prefix, const char *none)
+{
+    size_t len;
+    Err e;
+    err_clear(&e);
+    char *msg = file_read_all(ep, &len, &e);
+    char *nl = msg ? strrchr(msg, '\n') : NULL;
+    while (nl && nl > msg && nl[1] == '\0') {
+        *nl = '\0';
+        nl = strrchr(msg, '\n');
+    }
+    err_set(&u->task_err, ERR_IO, "%s%.400s", prefix, msg ? (nl ? nl + 1 : msg) : none);
+    free(msg);
+    return ERR_IO;
+}
+
+/* The measured curve a replay program wrote to op. */
+static int read_measured(ReplayUi *u, const char *op)
+{
+    size_t len;
+    char *text = file_read_all(op, &len, &u->task_err);
+    if (!text)
+        return u->task_err.code;
+    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
+    free(text);
+    return rc;
+}
+
 /* Run remat-cuda on the graph and plan written to u->dir; its output and
  * messages stay in files there so curses keeps the terminal. */
 static int run_cuda(ReplayUi *u)
@@ -68,26 +98,9 @@ static int run_cuda(ReplayUi *u)
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0)
         return err_set(&u->task_err, ERR_IO, "cannot run %s", u->cuda);
-    size_t len;
-    Err e;
-    err_clear(&e);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        char *msg = file_read_all(ep, &len, &e);
-        char *nl = msg ? strrchr(msg, '\n') : NULL;
-        while (nl && nl > msg && nl[1] == '\0') {
-            *nl = '\0';
-            nl = strrchr(msg, '\n');
-        }
-        err_set(&u->task_err, ERR_IO, "remat-cuda failed: %.400s", msg ? (nl ? nl + 1 : msg) : "no message");
-        free(msg);
-        return ERR_IO;
-    }
-    char *text = file_read_all(op, &len, &u->task_err);
-    if (!text)
-        return u->task_err.code;
-    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
-    free(text);
-    return rc;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return failed_with(u, ep, "remat-cuda failed: ", "no message");
+    return read_measured(u, op);
 }
 
 /* Run tools/replay_torch.py on the files in u->dir, its messages kept in
@@ -100,26 +113,9 @@ static int run_torch(ReplayUi *u)
     snprintf(op, sizeof op, "%s/measured.json", u->dir);
     snprintf(ep, sizeof ep, "%s/stderr", u->dir);
     unlink(op);
-    size_t len;
-    Err e;
-    err_clear(&e);
-    if (torch_replay_run(u->torch, gp, pp, op, ep)) {
-        char *msg = file_read_all(ep, &len, &e);
-        char *nl = msg ? strrchr(msg, '\n') : NULL;
-        while (nl && nl > msg && nl[1] == '\0') {
-            *nl = '\0';
-            nl = strrchr(msg, '\n');
-        }
-        err_set(&u->task_err, ERR_IO, "%.400s", msg ? (nl ? nl + 1 : msg) : "replay_torch.py failed");
-        free(msg);
-        return ERR_IO;
-    }
-    char *text = file_read_all(op, &len, &u->task_err);
-    if (!text)
-        return u->task_err.code;
-    int rc = replay_from_json(&u->task_r, text, len, op, &u->task_err);
-    free(text);
-    return rc;
+    if (torch_replay_run(u->torch, gp, pp, op, ep))
+        return failed_with(u, ep, "", "replay_torch.py failed");
+    return read_measured(u, op);
 }
 
 static void *replay_work(void *arg)
