@@ -23,35 +23,6 @@ typedef struct Case {
     int small;      /* the O(T^2) independent checker is affordable */
 } Case;
 
-/* Known failures of solvers being rewritten elsewhere: (solver, graph),
- * some only where the sanitizers watch. They are reported, not counted;
- * an entry that starts passing is named so it can be removed. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SAN_BUILD 1
-#else
-#define SAN_BUILD 0
-#endif
-static const struct {
-    const char *solver, *graph;
-    int san_only;
-} known[] = {
-    {"checkmate", "only-inputs", 0},        /* GLPK aborts on a model without columns */
-    {"fastsa", "one-node", 1},              /* memcpy from NULL (UBSan) */
-    {"fastsa", "one-node-with-input", 1},
-    {"auto", "one-node", 1},                /* runs fastsa */
-    {"auto", "one-node-with-input", 1},
-    {NULL, NULL, 0},
-};
-
-static int is_known(const char *solver, const char *graph)
-{
-    for (int i = 0; known[i].solver; i++)
-        if (!strcmp(known[i].solver, solver) && !strcmp(known[i].graph, graph) &&
-            (!known[i].san_only || SAN_BUILD))
-            return 1;
-    return 0;
-}
-
 static Graph *json_graph(const char *text)
 {
     return tu_graph_json(text);
@@ -232,22 +203,15 @@ static void test_every_solver(void **st)
             waitpid(pid, &status, 0);
             if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 1)) {
                 crashed = 1;
-                if (!is_known(cls->name, cases[ci].name))
-                    printf("%s on %s: %s %d\n", cls->name, cases[ci].name,
-                           WIFSIGNALED(status) ? "killed by signal" : "exit",
-                           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+                printf("%s on %s: %s %d\n", cls->name, cases[ci].name,
+                       WIFSIGNALED(status) ? "killed by signal" : "exit",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
             } else if (WEXITSTATUS(status)) {
                 /* 1: a check failed (said above) or a sanitizer stopped it */
                 failed = 1;
-                if (!is_known(cls->name, cases[ci].name))
-                    printf("%s on %s: failed\n", cls->name, cases[ci].name);
+                printf("%s on %s: failed\n", cls->name, cases[ci].name);
             }
-            if (is_known(cls->name, cases[ci].name))
-                printf("known: %s on %s %s\n", cls->name, cases[ci].name,
-                       crashed || failed ? "still fails (fixed with its rewrite)"
-                                         : "now passes: remove it from the known list");
-            else
-                failures += crashed || failed;
+            failures += crashed || failed;
         }
     }
     for (int ci = 0; ci < ncases; ci++)
