@@ -209,20 +209,7 @@ int main(int argc, char **argv)
         if (val[v])
             cudaFreeAsync(val[v], st);
     CK(cudaStreamSynchronize(st), "final free");
-    {
-        double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-        int n = plan.T;
-        for (int t = 0; t < n; t++) {
-            double x = g->nodes[plan.steps[t]].cost, y = r.steps[t].time_s;
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            syy += y * y;
-            sxy += x * y;
-        }
-        double vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
-        r.correlation = (n > 1 && vx > 0 && vy > 0) ? (n * sxy - sx * sy) / sqrt(vx * vy) : NAN;
-    }
+    r.correlation = replay_cost_correlation(&r, g, &plan);
     char *json = replay_to_json(&r, g, &plan);
     int rc = file_write_all(argv[5], json, strlen(json), &e);
     if (rc)

@@ -198,13 +198,5 @@ char *graph_to_json(const Graph *g)
         for (int i = 0; i < g->n_outputs; i++)
             cJSON_AddItemToArray(outs, cJSON_CreateString(g->nodes[g->outputs[i]].id));
     }
-    char *s = cJSON_Print(root);
-    cJSON_Delete(root);
-    size_t n = strlen(s);
-    char *out = xmalloc(n + 2);
-    memcpy(out, s, n);
-    out[n] = '\n';
-    out[n + 1] = '\0';
-    cJSON_free(s);
-    return out;
+    return json_print_line(root, 1);
 }

@@ -373,3 +373,16 @@ int json_get_str(const cJSON *obj, const char *key, const char *def, const char 
     *out = it->valuestring;
     return ERR_OK;
 }
+
+char *json_print_line(cJSON *root, int formatted)
+{
+    char *text = formatted ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    size_t n = strlen(text);
+    char *out = xmalloc(n + 2);
+    memcpy(out, text, n);
+    out[n] = '\n';
+    out[n + 1] = '\0';
+    cJSON_free(text);
+    return out;
+}

@@ -52,4 +52,8 @@ int json_get_str(const cJSON *obj, const char *key, const char *def, const char 
 /* Format a number the way the writers do: integers without a fraction. */
 void json_format_num(double v, char *buf, size_t n);
 
+/* The document as text with a final newline (formatted, or on one line),
+ * in memory the caller frees; the document is deleted. */
+char *json_print_line(cJSON *root, int formatted);
+
 #endif

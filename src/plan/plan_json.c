@@ -47,15 +47,7 @@ char *plan_to_json(const Plan *p, const Graph *g, cJSON *extra)
     }
     /* one step per line would be long; keep the schedule compact but the
      * rest readable: print unformatted, which outside tools read equally */
-    char *s = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    size_t n = strlen(s);
-    char *out = xmalloc(n + 2);
-    memcpy(out, s, n);
-    out[n] = '\n';
-    out[n + 1] = '\0';
-    cJSON_free(s);
-    return out;
+    return json_print_line(root, 0);
 }
 
 int plan_from_json(Plan *p, const Graph *g, const char *text, size_t len, const char *fname,

@@ -57,6 +57,10 @@ int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, 
                Err *e);
 
 /* remat-replay JSON (docs/formats.md); caller frees. */
+/* Pearson r of each step's measured time against its node's cost (NAN
+ * when either does not vary): how well the graph's costs predict time. */
+double replay_cost_correlation(const Replay *r, const Graph *g, const Plan *plan);
+
 char *replay_to_json(const Replay *r, const Graph *g, const Plan *plan);
 /* Read a remat-replay document written for this plan's length. */
 int replay_from_json(Replay *r, const char *text, size_t len, const char *fname, Err *e);

@@ -137,6 +137,22 @@ int replay_scale_check(const Graph *g, int64_t peak, double scale, Err *e)
                    scale, (double)peak * scale, need < 1 ? need : 1.0);
 }
 
+double replay_cost_correlation(const Replay *r, const Graph *g, const Plan *plan)
+{
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    int n = plan->T;
+    for (int t = 0; t < n; t++) {
+        double x = g->nodes[plan->steps[t]].cost, y = r->steps[t].time_s;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        syy += y * y;
+        sxy += x * y;
+    }
+    double vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
+    return (n > 1 && vx > 0 && vy > 0) ? (n * sxy - sx * sy) / sqrt(vx * vy) : NAN;
+}
+
 int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, Replay *out,
                Err *e)
 {
@@ -237,21 +253,7 @@ int replay_cpu(const Graph *g, const Plan *plan, double scale, double target_s, 
             out->rss_peak = st->rss;
     }
     out->seconds = now_s() - start;
-    /* correlation of step time with node cost */
-    {
-        double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-        int n = plan->T;
-        for (int t = 0; t < n; t++) {
-            double x = g->nodes[plan->steps[t]].cost, y = out->steps[t].time_s;
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            syy += y * y;
-            sxy += x * y;
-        }
-        double vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
-        out->correlation = (n > 1 && vx > 0 && vy > 0) ? (n * sxy - sx * sy) / sqrt(vx * vy) : NAN;
-    }
+    out->correlation = replay_cost_correlation(out, g, plan);
 #undef SCALED
 out:
     for (int v = 0; v < g->n; v++)
@@ -300,15 +302,7 @@ char *replay_to_json(const Replay *r, const Graph *g, const Plan *plan)
         cJSON_AddItemToObject(st, "time_s", json_num(r->steps[t].time_s));
         cJSON_AddItemToArray(steps, st);
     }
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    size_t n = strlen(text);
-    char *outs = xmalloc(n + 2);
-    memcpy(outs, text, n);
-    outs[n] = '\n';
-    outs[n + 1] = '\0';
-    cJSON_free(text);
-    return outs;
+    return json_print_line(root, 0);
 }
 
 int replay_from_json(Replay *r, const char *text, size_t len, const char *fname, Err *e)
