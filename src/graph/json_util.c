@@ -299,16 +299,30 @@ int json_item_int(const cJSON *it, int64_t *out)
     return 0;
 }
 
+/* obj.key as a number item: NULL when absent or null (the default
+ * applies), an error when it is there but not a number. */
+static int number_item(const cJSON *obj, const char *key, const cJSON **it, const char *fname,
+                       const char *path, Err *e)
+{
+    *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (*it && cJSON_IsNull(*it))
+        *it = NULL;
+    if (*it && !cJSON_IsNumber(*it)) {
+        *it = NULL;
+        return err_set(e, ERR_INVALID, "%s: %s.%s: expected a number", fname, path, key);
+    }
+    return ERR_OK;
+}
+
 int json_get_int(const cJSON *obj, const char *key, int64_t def, int64_t max, int64_t *out,
                  const char *fname, const char *path, Err *e)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it || cJSON_IsNull(it)) {
+    const cJSON *it;
+    int rc = number_item(obj, key, &it, fname, path, e);
+    if (rc || !it) {
         *out = def;
-        return ERR_OK;
+        return rc;
     }
-    if (!cJSON_IsNumber(it))
-        return err_set(e, ERR_INVALID, "%s: %s.%s: expected a number", fname, path, key);
     double d = it->valuedouble;
     char lit[40], mx[24];
     max_text(max, mx, sizeof mx);
@@ -339,13 +353,12 @@ int json_get_size(const cJSON *obj, const char *key, int64_t def, int64_t *out,
 int json_get_num(const cJSON *obj, const char *key, double def, double max, double *out,
                  const char *fname, const char *path, Err *e)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it || cJSON_IsNull(it)) {
+    const cJSON *it;
+    int rc = number_item(obj, key, &it, fname, path, e);
+    if (rc || !it) {
         *out = def;
-        return ERR_OK;
+        return rc;
     }
-    if (!cJSON_IsNumber(it))
-        return err_set(e, ERR_INVALID, "%s: %s.%s: expected a number", fname, path, key);
     double d = it->valuedouble;
     if (!isfinite(d) || d < 0 || d > max)
         return err_set(e, ERR_INVALID, "%s: %s.%s: expected a finite non-negative number up to %g, got %g",
