@@ -45,6 +45,21 @@ struct ReplayUi {
     char dir[64];
 };
 
+/* The files of one replay task in u->dir: the graph and plan given to the
+ * replay program, its measured curve and its messages (kept in a file so
+ * curses keeps the terminal). */
+typedef struct TaskFiles {
+    char graph[128], plan[128], out[128], err[128];
+} TaskFiles;
+
+static void task_files(const ReplayUi *u, TaskFiles *f)
+{
+    snprintf(f->graph, sizeof f->graph, "%s/graph.json", u->dir);
+    snprintf(f->plan, sizeof f->plan, "%s/plan.json", u->dir);
+    snprintf(f->out, sizeof f->out, "%s/measured.json", u->dir);
+    snprintf(f->err, sizeof f->err, "%s/stderr", u->dir);
+}
+
 /* A replay program failed: its reason is the last line it wrote on its
  * error file ep (or `none` when it wrote nothing). */
 static int failed_with(ReplayUi *u, const char *ep, const char *prefix, const char *none)
@@ -79,43 +94,37 @@ static int read_measured(ReplayUi *u, const char *op)
  * messages stay in files there so curses keeps the terminal. */
 static int run_cuda(ReplayUi *u)
 {
-    char gp[128], pp[128], op[128], ep[128];
-    snprintf(gp, sizeof gp, "%s/graph.json", u->dir);
-    snprintf(pp, sizeof pp, "%s/plan.json", u->dir);
-    snprintf(op, sizeof op, "%s/measured.json", u->dir);
-    snprintf(ep, sizeof ep, "%s/stderr", u->dir);
-    unlink(op);
+    TaskFiles f;
+    task_files(u, &f);
+    unlink(f.out);
     pid_t pid = fork();
     if (pid == 0) {
-        int fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fd = open(f.err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        execl(u->cuda, u->cuda, gp, pp, "--scale", "1", op, (char *)NULL);
+        execl(u->cuda, u->cuda, f.graph, f.plan, "--scale", "1", f.out, (char *)NULL);
         _exit(127);
     }
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0)
         return err_set(&u->task_err, ERR_IO, "cannot run %s", u->cuda);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return failed_with(u, ep, "remat-cuda failed: ", "no message");
-    return read_measured(u, op);
+        return failed_with(u, f.err, "remat-cuda failed: ", "no message");
+    return read_measured(u, f.out);
 }
 
 /* Run tools/replay_torch.py on the files in u->dir, its messages kept in
  * a file there; its last line is the failure's reason. */
 static int run_torch(ReplayUi *u)
 {
-    char gp[128], pp[128], op[128], ep[128];
-    snprintf(gp, sizeof gp, "%s/graph.json", u->dir);
-    snprintf(pp, sizeof pp, "%s/plan.json", u->dir);
-    snprintf(op, sizeof op, "%s/measured.json", u->dir);
-    snprintf(ep, sizeof ep, "%s/stderr", u->dir);
-    unlink(op);
-    if (torch_replay_run(u->torch, gp, pp, op, ep))
-        return failed_with(u, ep, "", "replay_torch.py failed");
-    return read_measured(u, op);
+    TaskFiles f;
+    task_files(u, &f);
+    unlink(f.out);
+    if (torch_replay_run(u->torch, f.graph, f.plan, f.out, f.err))
+        return failed_with(u, f.err, "", "replay_torch.py failed");
+    return read_measured(u, f.out);
 }
 
 static void *replay_work(void *arg)
@@ -256,17 +265,16 @@ int replay_ui_start(Tui *t, char *msg, size_t n)
     if (u->cuda[0] || u->torch[0]) {
         /* remat-cuda and replay_torch.py read files: the graph as loaded
          * (after --train; with its recipe) and the plan */
-        char p[128];
+        TaskFiles f;
+        task_files(u, &f);
         Err e;
         err_clear(&e);
         char *gj = graph_to_json(s->g);
-        snprintf(p, sizeof p, "%s/graph.json", u->dir);
-        int rc = file_write_all(p, gj, strlen(gj), &e);
+        int rc = file_write_all(f.graph, gj, strlen(gj), &e);
         free(gj);
         if (!rc) {
             char *pj = plan_to_json(&s->plan, s->g, NULL);
-            snprintf(p, sizeof p, "%s/plan.json", u->dir);
-            rc = file_write_all(p, pj, strlen(pj), &e);
+            rc = file_write_all(f.plan, pj, strlen(pj), &e);
             free(pj);
         }
         if (rc) {
