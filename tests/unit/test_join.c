@@ -254,11 +254,7 @@ static void test_siamese(void **state)
 static void test_join_vs_brute(void **state)
 {
     (void)state;
-    Graph *f = tu_graph("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
+    Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
     int64_t bpk, pk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -271,7 +267,6 @@ static void test_join_vs_brute(void **state)
             assert_true(c == opt);
     }
     graph_free(g);
-    graph_free(f);
 }
 
 static void test_refuse(void **state)
@@ -300,11 +295,7 @@ static void test_refuse(void **state)
 static void test_hetero_revolve(void **state)
 {
     (void)state;
-    Graph *f = tu_graph("!x; a=3:x; b=1:a; c=4:b; d=1:c; e=2:d; h=1:e");
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
+    Graph *g = tu_training("!x; a=3:x; b=1:a; c=4:b; d=1:c; e=2:d; h=1:e");
     int64_t bpk, pk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -329,7 +320,6 @@ static void test_hetero_revolve(void **state)
     }
     assert_true(got >= 3);
     graph_free(g);
-    graph_free(f);
 }
 
 static const char *const HOMOG[] = {"model=homogeneous", NULL};
@@ -437,11 +427,7 @@ static void test_join3_hetero(void **state)
 static void test_equal_stages(void **state)
 {
     (void)state;
-    Graph *f = tu_graph("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
+    Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
     int64_t bpk, pk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -461,7 +447,6 @@ static void test_equal_stages(void **state)
     }
     assert_true(got >= 3);
     graph_free(g);
-    graph_free(f);
 }
 
 static void test_options(void **state)

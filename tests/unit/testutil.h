@@ -74,6 +74,18 @@ static inline Graph *tu_graph(const char *spec)
     return g;
 }
 
+/* The training graph (graph_make_training) of a tu_graph spec. */
+static inline Graph *tu_training(const char *spec)
+{
+    Graph *f = tu_graph(spec);
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_make_training(f, &e);
+    graph_free(f);
+    assert_non_null(g);
+    return g;
+}
+
 /* Independent re-validation of a schedule, straight from spec §3 with
  * no shared code: O(T^2), for small tests. Returns peak, or -1 if invalid. */
 static inline int64_t tu_check_peak(const Graph *g, const int *s, int T, double *cost)
