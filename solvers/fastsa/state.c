@@ -111,11 +111,13 @@ static inline int held_end(const State *S, int v, int p)
     const ISet *P = &S->P[v], *R = &S->R[v];
     int i = iset_lower(P, p + 1);
     int next = i < P->n ? P->a[i] : S->T;
+    /* an output's last copy is held to the end even when read after it
+     * (a joint graph's parameter gradients are): the reads do not end it */
+    if (next == S->T && S->U->is_out[v])
+        return S->T - 1;
     int j = iset_lower(R, next) - 1;
     if (j >= 0 && R->a[j] > p)
         return R->a[j];
-    if (next == S->T && S->U->is_out[v])
-        return S->T - 1;
     return p;
 }
 
