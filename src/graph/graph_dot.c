@@ -285,7 +285,16 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
     dot_errbuf[0] = '\0';
     agseterr(AGERR);
     agseterrf(dot_err_cb);
-    Agraph_t *ag = agmemread(text);
+    /* cgraph reads the graph alone: a comment after it (unterminated, say)
+     * would leave its lexer inside the comment for the next parse */
+    char *body = NULL;
+    if (end && end < len) {
+        body = xmalloc(end + 1);
+        memcpy(body, text, end);
+        body[end] = '\0';
+    }
+    Agraph_t *ag = agmemread(body ? body : text);
+    free(body);
     Graph *g = NULL;
     if (!ag) {
         dot_syntax_error(text, fname, e);

@@ -228,6 +228,30 @@ static void test_remat2(void **st)
     assert_non_null(strstr(e.msg, "duplicate id '1'"));
 }
 
+/* A DOT file that ends inside a comment after its graph loads, and the
+ * next file parsed in the same process is read whole (cgraph's lexer was
+ * left inside the comment: found by fuzz_graph_dot). */
+static void test_dot_comment_after_graph(void **st)
+{
+    (void)st;
+    static const char *const firsts[] = {"digraph g {d y c;1 } /*\x01", "digraph g { a } /* b",
+                                         "digraph g { a } // c", "digraph g { a /* b }"};
+    for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; i++) {
+        Err e;
+        err_clear(&e);
+        Graph *g = graph_from_dot(firsts[i], strlen(firsts[i]), "first.dot", &e);
+        graph_free(g);
+        const char *next = "digraph h { a -> b; b -> c }";
+        err_clear(&e);
+        Graph *h = graph_from_dot(next, strlen(next), "next.dot", &e);
+        if (!h)
+            fail_msg("after '%s': %s", firsts[i], e.msg);
+        assert_int_equal(h->n, 3);
+        assert_int_equal(h->n_edges, 2);
+        graph_free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_nodelink_edge_cases),
         cmocka_unit_test(test_pfn),
         cmocka_unit_test(test_remat2),
+        cmocka_unit_test(test_dot_comment_after_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
