@@ -31,11 +31,51 @@ static char dot_errbuf[512];
  * agmemread calls: text after the first graph would be read as the start
  * of the next string parsed, and line numbers drift. Only a syntax error
  * resets the lexer, so after each successful parse we feed it one. */
+static int reset_errors;
+static int reset_err_cb(char *msg)
+{
+    (void)msg;
+    reset_errors++;
+    return 0;
+}
+
+/* Feed the closers until one ends in a syntax error. */
+static void feed_closers(void)
+{
+    static const char *const closers[] = {"}", "*/ }", "\" }", "> }"};
+    for (size_t i = 0; i < sizeof closers / sizeof closers[0]; i++) {
+        reset_errors = 0;
+        Agraph_t *junk = agmemread(closers[i]);
+        if (junk)
+            agclose(junk);
+        if (reset_errors)
+            return;
+    }
+}
+
 void dot_lexer_reset(void)
 {
-    Agraph_t *junk = agmemread("}");
-    if (junk)
-        agclose(junk);
+    /* The lexer may also be left inside a comment, a quoted string or an
+     * HTML string (text that ends without closing one), or hold unread
+     * text. A '}' alone is a syntax error only in the normal state; else
+     * a closer ends the comment or string first (fed to the normal state a
+     * closer would open a string of its own, so feeding stops at the first
+     * error). Then a tiny graph must parse, and one more '}' resets what
+     * that parse left; if it does not parse, again. */
+    agusererrf old = agseterrf(reset_err_cb);
+    for (int round = 0; round < 4; round++) {
+        feed_closers();
+        reset_errors = 0;
+        Agraph_t *probe = agmemread("digraph{}");
+        if (probe && !reset_errors) {
+            agclose(probe);
+            feed_closers();
+            break;
+        }
+        if (probe)
+            agclose(probe);
+    }
+    agseterrf(old);
 }
 
 static int dot_err_cb(char *msg)

@@ -228,6 +228,20 @@ static void test_remat2(void **st)
     assert_non_null(strstr(e.msg, "duplicate id '1'"));
 }
 
+/* The next DOT text parsed in the process is read whole. */
+static void next_parse_whole(const char *after)
+{
+    const char *next = "digraph h { a -> b; b -> c }";
+    Err e;
+    err_clear(&e);
+    Graph *h = graph_from_dot(next, strlen(next), "next.dot", &e);
+    if (!h)
+        fail_msg("after '%s': %s", after, e.msg);
+    assert_int_equal(h->n, 3);
+    assert_int_equal(h->n_edges, 2);
+    graph_free(h);
+}
+
 /* A DOT file that ends inside a comment after its graph loads, and the
  * next file parsed in the same process is read whole (cgraph's lexer was
  * left inside the comment: found by fuzz_graph_dot). */
@@ -241,15 +255,23 @@ static void test_dot_comment_after_graph(void **st)
         err_clear(&e);
         Graph *g = graph_from_dot(firsts[i], strlen(firsts[i]), "first.dot", &e);
         graph_free(g);
-        const char *next = "digraph h { a -> b; b -> c }";
-        err_clear(&e);
-        Graph *h = graph_from_dot(next, strlen(next), "next.dot", &e);
-        if (!h)
-            fail_msg("after '%s': %s", firsts[i], e.msg);
-        assert_int_equal(h->n, 3);
-        assert_int_equal(h->n_edges, 2);
-        graph_free(h);
+        next_parse_whole(firsts[i]);
     }
+    /* found by the fuzzer: a mangled copy of kumar_fig1's drawing left
+     * cgraph's lexer in a state one '}' did not reset (read up to its
+     * first NUL, as the harness does) */
+    FILE *f = fopen("tests/fuzz/corpus/graph_dot/string_left_open", "rb");
+    assert_non_null(f);
+    char *t = calloc(1, 65536);
+    size_t got = fread(t, 1, 65535, f);
+    fclose(f);
+    assert_true(got > 0);
+    Err fe;
+    err_clear(&fe);
+    Graph *g = graph_from_dot(t, strlen(t), "fuzzed.dot", &fe);
+    graph_free(g);
+    next_parse_whole("the fuzzed file");
+    free(t);
 }
 
 int main(void)
