@@ -39,10 +39,14 @@ static int reset_err_cb(char *msg)
     return 0;
 }
 
-/* Feed the closers until one ends in a syntax error. */
+/* Feed the closers until one ends in a syntax error. An HTML string
+ * nests: its closer is 4096 '>' (16 rounds close 65536 levels). */
 static void feed_closers(void)
 {
-    static const char *const closers[] = {"}", "*/ }", "\" }", "> }"};
+    char html[4096 + 3];
+    memset(html, '>', 4096);
+    memcpy(html + 4096, " }", 3);
+    const char *const closers[] = {"}", "*/ }", "\" }", html};
     for (size_t i = 0; i < sizeof closers / sizeof closers[0]; i++) {
         reset_errors = 0;
         Agraph_t *junk = agmemread(closers[i]);
@@ -63,7 +67,7 @@ void dot_lexer_reset(void)
      * error). Then a tiny graph must parse, and one more '}' resets what
      * that parse left; if it does not parse, again. */
     agusererrf old = agseterrf(reset_err_cb);
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 16; round++) {
         feed_closers();
         reset_errors = 0;
         Agraph_t *probe = agmemread("digraph{}");

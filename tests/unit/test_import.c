@@ -257,21 +257,26 @@ static void test_dot_comment_after_graph(void **st)
         graph_free(g);
         next_parse_whole(firsts[i]);
     }
-    /* found by the fuzzer: a mangled copy of kumar_fig1's drawing left
-     * cgraph's lexer in a state one '}' did not reset (read up to its
-     * first NUL, as the harness does) */
-    FILE *f = fopen("tests/fuzz/corpus/graph_dot/string_left_open", "rb");
-    assert_non_null(f);
-    char *t = calloc(1, 65536);
-    size_t got = fread(t, 1, 65535, f);
-    fclose(f);
-    assert_true(got > 0);
-    Err fe;
-    err_clear(&fe);
-    Graph *g = graph_from_dot(t, strlen(t), "fuzzed.dot", &fe);
-    graph_free(g);
-    next_parse_whole("the fuzzed file");
-    free(t);
+    /* found by the fuzzer: mangled copies of kumar_fig1's drawing left
+     * cgraph's lexer in a state one '}' did not reset (the second inside
+     * an HTML string of many nested '<'); read up to the first NUL, as the
+     * harness does */
+    static const char *const fuzzed[] = {"tests/fuzz/corpus/graph_dot/string_left_open",
+                                         "tests/fuzz/corpus/graph_dot/html_left_open"};
+    for (size_t i = 0; i < sizeof fuzzed / sizeof fuzzed[0]; i++) {
+        FILE *f = fopen(fuzzed[i], "rb");
+        assert_non_null(f);
+        char *t = calloc(1, 65536);
+        size_t got = fread(t, 1, 65535, f);
+        fclose(f);
+        assert_true(got > 0);
+        Err fe;
+        err_clear(&fe);
+        Graph *g = graph_from_dot(t, strlen(t), "fuzzed.dot", &fe);
+        graph_free(g);
+        next_parse_whole(fuzzed[i]);
+        free(t);
+    }
 }
 
 int main(void)
