@@ -5,7 +5,6 @@
  * budget, "-" where it refuses the graph; the cheapest plan of each row in
  * bold. fastsa and auto get time_limit=BENCH_SECONDS each; the MILP solvers
  * are left out (their graphs are beyond them). Figures, not pass/fail. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "tests/bench/gen.h"
 
 #define BENCH_SECONDS "10"
 
@@ -81,22 +81,8 @@ static void bench(const char *path)
 
 static void dir_of(const char *d)
 {
-    DIR *dir = opendir(d);
-    if (!dir)
-        return;
     char *names[256];
-    int nn = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) && nn < 256)
-        if (strstr(de->d_name, ".json"))
-            names[nn++] = strdup(de->d_name);
-    closedir(dir);
-    for (int i = 1; i < nn; i++)
-        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    int nn = gen_json_files(d, names);
     for (int i = 0; i < nn; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", d, names[i]);

@@ -4,7 +4,6 @@
  * exact reference where it finished. Prints a table and writes it as
  * Markdown to the file given as argv[1] (default docs/benchmarks.md).
  * Each solve runs under a watchdog that cancels it after LIMIT seconds. */
-#include <dirent.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -175,22 +174,8 @@ int main(int argc, char **argv)
     out("|---|---|---|---|---|---|---|---|\n");
     const char *dirs[] = {"samples", "samples/models"};
     for (int d = 0; d < 2; d++) {
-        DIR *dir = opendir(dirs[d]);
-        if (!dir)
-            continue;
         char *names[256];
-        int nn = 0;
-        struct dirent *de;
-        while ((de = readdir(dir)) && nn < 256)
-            if (strstr(de->d_name, ".json"))
-                names[nn++] = strdup(de->d_name);
-        closedir(dir);
-        for (int i = 1; i < nn; i++) /* sorted, for a stable document */
-            for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-                char *t = names[j];
-                names[j] = names[j - 1];
-                names[j - 1] = t;
-            }
+        int nn = gen_json_files(dirs[d], names);
         for (int i = 0; i < nn; i++) {
             char p[512];
             snprintf(p, sizeof p, "%s/%s", dirs[d], names[i]);

@@ -6,6 +6,7 @@
 #ifndef REMAT_BENCH_GEN_H
 #define REMAT_BENCH_GEN_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,28 @@ static inline Graph *gen_training(const char *kind, int n, unsigned seed)
         exit(1);
     }
     return t;
+}
+
+/* The .json files of folder d (at most 256), sorted by name for a stable
+ * document; returns their count. Caller frees each name. */
+static inline int gen_json_files(const char *d, char *names[256])
+{
+    DIR *dir = opendir(d);
+    if (!dir)
+        return 0;
+    int nn = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) && nn < 256)
+        if (strstr(de->d_name, ".json"))
+            names[nn++] = strdup(de->d_name);
+    closedir(dir);
+    for (int i = 1; i < nn; i++)
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    return nn;
 }
 
 #endif
