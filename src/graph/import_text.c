@@ -108,7 +108,8 @@ typedef struct {
 
 static void pfn_free(Pfn *P)
 {
-    for (int64_t i = 0; i < P->V; i++) {
+    /* V can be set from a header refused before the arrays exist */
+    for (int64_t i = 0; i < P->V && (P->vname || P->id); i++) {
         if (P->vname)
             free(P->vname[i]);
         if (P->id)
