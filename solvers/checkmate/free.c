@@ -29,6 +29,7 @@
 
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/base/clock.h"
 #include "src/plan/subproc.h"
 #include "src/base/xalloc.h"
 
@@ -248,7 +249,7 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     const Graph *g = s->g;
     Checkmate *st = s->state;
     int m = st->m;
-    double tl;
+    double tl, t0 = clock_now();
     if (solver_opt_double(s, "time_limit", &tl, e))
         return e->code;
     const char *steps = solver_opt_str(s, "steps");
@@ -282,7 +283,9 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     parm.cov_cuts = GLP_ON;
     parm.clq_cuts = GLP_ON;
     parm.fp_heur = GLP_ON;
-    parm.tm_lim = tl > 0 && tl < 2e6 ? (int)(tl * 1000) : 2000000000;
+    double engine, backstop;
+    subproc_limits(t0, tl, &engine, &backstop);
+    parm.tm_lim = engine < 2e6 ? (int)(engine * 1000) + 1 : 2000000000;
     Plan start;
     plan_init(&start);
     SearchCtx ctx = {p, warm_start(g, st, budget, T, &start), 0, lp, &parm, m, T};
@@ -294,7 +297,7 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     char *buf;
     size_t len;
     Err se;
-    int sr = subproc_run(child_intopt, &ctx, p, tl > 0 ? tl * 1.1 + 0.5 : 1e9, &buf, &len, &se);
+    int sr = subproc_run(child_intopt, &ctx, p, backstop, &buf, &len, &se);
     free(ctx.start);
     int32_t hdr[2] = {-1, -1};   /* glp_intopt's return, glp_mip_status */
     if (len >= sizeof hdr)

@@ -23,6 +23,7 @@
 #include "src/plan/cands.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/base/clock.h"
 #include "src/plan/subproc.h"
 #include "src/base/xalloc.h"
 
@@ -49,8 +50,11 @@ static int child_lp(void *ctx, int fd)
 /* Solve the relaxation of M; *x gets the solution (caller frees) when
  * want_x. Returns ERR_OK, ERR_OVER_BUDGET (infeasible), ERR_LIMIT,
  * ERR_CANCELLED, ERR_IO. */
-static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, double **x, Err *e)
+static int solve_lp(const CmModel *M, double t0, double limit, Progress *p, double *obj, double **x,
+                    Err *e)
 {
+    double seconds, backstop;
+    subproc_limits(t0, limit, &seconds, &backstop);
     Clp_Simplex *clp = Clp_newModel();
     int *cs = xmallocarray((size_t)M->ncols + 1, sizeof *cs);
     for (int64_t c = 0; c <= M->ncols; c++)
@@ -63,7 +67,9 @@ static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, 
     Child c = {clp, M->ncols};
     char *buf;
     size_t len;
-    int rc = subproc_run(child_lp, &c, p, seconds * 1.1 + 1, &buf, &len, e);
+    int rc = subproc_run(child_lp, &c, p, backstop, &buf, &len, e);
+    if (rc == ERR_LIMIT)
+        err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s (CLP was stopped)", limit);
     Clp_deleteModel(clp);
     int64_t st = 3;
     if (rc == ERR_OK && len >= sizeof st + sizeof *obj) {
@@ -81,7 +87,7 @@ static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, 
     } else if (rc == ERR_OK && st == 2) {
         rc = err_set(e, ERR_OVER_BUDGET, "the LP relaxation has no solution within the budget");
     } else if (rc == ERR_OK && st != 0) {
-        rc = err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s", seconds);
+        rc = err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s", limit);
     }
     free(buf);
     return rc;
@@ -90,8 +96,8 @@ static int solve_lp(const CmModel *M, double seconds, Progress *p, double *obj, 
 /* Solve the relaxation of the model on the graph's own order for budget:
  * *obj, and the solution in *x when x is given. ERR_OK with *obj = 0 when
  * nothing runs. */
-static int relax_graph_order(const Graph *g, int64_t budget, double seconds, Progress *p, double *obj,
-                             double **x, CmModel *M, Err *e)
+static int relax_graph_order(const Graph *g, int64_t budget, double t0, double limit, Progress *p,
+                             double *obj, double **x, CmModel *M, Err *e)
 {
     int n;
     int *order = sim_baseline_order(g, &n);
@@ -100,7 +106,7 @@ static int relax_graph_order(const Graph *g, int64_t budget, double seconds, Pro
     int rc = n ? cm_build(M, g, order, n, budget, 50000000, e) : ERR_OK;
     free(order);
     if (rc == ERR_OK && n)
-        rc = solve_lp(M, seconds, p, obj, x, e);
+        rc = solve_lp(M, t0, limit, p, obj, x, e);
     return rc;
 }
 
@@ -119,7 +125,7 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
     if (m > CHECKMATE_LP_MAX_NODES)
         return err_set(e, ERR_LIMIT, "no LP bound for %d nodes (at most %d)", m, CHECKMATE_LP_MAX_NODES);
     CmModel M;
-    int rc = relax_graph_order(g, budget, seconds, p, bound, NULL, &M, e);
+    int rc = relax_graph_order(g, budget, clock_now(), seconds, p, bound, NULL, &M, e);
     cm_free(&M);
     return rc;
 }
@@ -194,7 +200,7 @@ static void round_schedule(const CmModel *M, const unsigned char *keep, Plan *ou
 static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     const Graph *g = s->g;
-    double tl, frac;
+    double tl, frac, t0 = clock_now();
     long long nr, seed;
     solver_opt_double(s, "time_limit", &tl, e);
     solver_opt_double(s, "lp_budget", &frac, e);
@@ -204,12 +210,12 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         sim_baseline(g, &budget, &(double){0});
     CmModel M;
     double obj, *x = NULL;
-    int rc = relax_graph_order(g, (int64_t)((double)budget * frac), tl, p, &obj, &x, &M, e);
+    int rc = relax_graph_order(g, (int64_t)((double)budget * frac), t0, tl, p, &obj, &x, &M, e);
     if (rc == ERR_OVER_BUDGET) {
         /* the reduced budget may be out of the relaxation's reach while the
          * budget itself is not */
         cm_free(&M);
-        rc = relax_graph_order(g, budget, tl, p, &obj, &x, &M, e);
+        rc = relax_graph_order(g, budget, t0, tl, p, &obj, &x, &M, e);
     }
     if (rc == ERR_OK && M.n == 0) {
         cm_free(&M);

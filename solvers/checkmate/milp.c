@@ -184,7 +184,7 @@ static Cbc_Model *load(const CmModel *M, const double *start, double seconds)
     /* within 1e-9 of the bound counts as proven: the last digits of a
      * 1e13 cost are noise in the engine's arithmetic anyway */
     Cbc_setAllowableFractionGap(m, 1e-9);
-    Cbc_setMaximumSeconds(m, seconds > 0.5 ? seconds : 0.5);
+    Cbc_setMaximumSeconds(m, seconds);
     /* the limit is the user's wall clock, not CBC's own CPU time: on a
      * busy machine the two differ by the share of a core it gets */
     Cbc_setParameter(m, "timeMode", "elapsed");
@@ -263,14 +263,16 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     double *start = warm_start(&M, ws, &best, budget, &wcost);
     solver_free(ws);
     plan_done(&best);
-    double left = tl - (clock_now() - t0);
-    Child c = {load(&M, start, left), M.ncols};
+    double engine, backstop;
+    subproc_limits(t0, tl, &engine, &backstop);
+    Child c = {load(&M, start, engine), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
     char *buf;
     size_t len;
     Err se;
-    /* CBC mostly keeps its limit; the child is stopped a little after it */
-    int sr = subproc_run(child_solve, &c, p, (left > 0.5 ? left : 0.5) * 1.1 + 1, &buf, &len, &se);
+    /* CBC mostly keeps its limit; the child is stopped a little after it,
+     * and then the warm start stands */
+    int sr = subproc_run(child_solve, &c, p, backstop, &buf, &len, &se);
     Cbc_deleteModel(c.cbc);
     int64_t cst = 3;
     double hdr[2] = {0, 0};
