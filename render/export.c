@@ -166,6 +166,7 @@ int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
         free(dot);
         return rc;
     }
+    dot_parse_lock();   /* cgraph's lexer and error callback are shared */
     gv_err[0] = '\0';
     agseterr(AGERR);
     agseterrf(gv_err_cb);
@@ -204,6 +205,7 @@ int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
         agclose(ag);
     gvFreeContext(gvc);
     agseterrf(NULL);
+    dot_parse_unlock();
     free(dot);
     return rc;
 }

@@ -21,11 +21,21 @@
 #include "src/base/strbuf.h"
 #include "src/base/xalloc.h"
 
-/* cgraph reports errors through a global callback; serialise loads so two
- * threads do not share the buffer. */
+/* cgraph reports errors through a global callback and keeps one lexer:
+ * serialise its users (graph_io.h) so two threads do not share them. */
 #include <pthread.h>
 static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
 static char dot_errbuf[512];
+
+void dot_parse_lock(void)
+{
+    pthread_mutex_lock(&dot_lock);
+}
+
+void dot_parse_unlock(void)
+{
+    pthread_mutex_unlock(&dot_lock);
+}
 
 /* cgraph (2.42/2.43) keeps its lexer buffer and line count between
  * agmemread calls: text after the first graph would be read as the start
@@ -325,7 +335,7 @@ Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e)
                 line, col);
         return NULL;
     }
-    pthread_mutex_lock(&dot_lock);
+    dot_parse_lock();
     dot_errbuf[0] = '\0';
     agseterr(AGERR);
     agseterrf(dot_err_cb);
@@ -370,7 +380,7 @@ out:
     if (ag)
         agclose(ag);
     agseterrf(NULL);
-    pthread_mutex_unlock(&dot_lock);
+    dot_parse_unlock();
     return g;
 }
 

@@ -21,9 +21,17 @@ Graph *graph_from_json(const char *text, size_t len, const char *fname, Err *e);
  * separated); every edge u -> v means v reads u. */
 Graph *graph_from_dot(const char *text, size_t len, const char *fname, Err *e);
 
+/* cgraph has one lexer and one error callback for the whole process:
+ * anything that parses DOT through it (the loader, the SVG/PNG export)
+ * holds this lock from setting the callback until it is cleared, so a
+ * load and an export on two threads cannot mix their text or messages. */
+void dot_parse_lock(void);
+void dot_parse_unlock(void);
+
 /* Reset cgraph's lexer after a successful agmemread (it otherwise keeps
  * unread text and a drifting line count for the next parse). Anything that
- * parses DOT through cgraph calls it after each successful parse. */
+ * parses DOT through cgraph calls it after each successful parse, with the
+ * lock above held. */
 void dot_lexer_reset(void);
 
 /* Load a file, choosing the format by content: '{' starts JSON, anything

@@ -7,10 +7,14 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "render/band.h"
 #include "render/export.h"
 #include "render/plot.h"
+#include "src/graph/graph_io.h"
 #include "src/session/advice.h"
 #include "src/session/fit.h"
 #include "src/session/session.h"
@@ -250,6 +254,55 @@ static void export_format_from_the_name(void **st)
     assert_null(export_format_of("noext"));
 }
 
+/* cgraph has one lexer and one error callback per process: an SVG export
+ * on one thread (the explorer's) and DOT loads on another must not mix. */
+typedef struct {
+    const Graph *g;
+    const char *text;
+    int loads, ok;
+    volatile int done;
+} DotRace;
+
+static void *dot_loads(void *arg)
+{
+    DotRace *r = arg;
+    for (; !r->done || r->loads < 20; r->loads++) {
+        Err e;
+        err_clear(&e);
+        Graph *h = graph_from_dot(r->text, strlen(r->text), "race.dot", &e);
+        r->ok += h && h->n == r->g->n;
+        graph_free(h);
+    }
+    return NULL;
+}
+
+static void export_beside_dot_loads(void **st)
+{
+    (void)st;
+    Graph *g = tu_graph("A=2; B=3:A; C=1:B; D=1:C; E=1:D,B; F=1:E,A");
+    char *text = graph_to_dot(g);
+    DotRace r = {g, text, 0, 0, 0};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, dot_loads, &r), 0);
+    char path[] = "/tmp/remat_test_race_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    int exported = 0;
+    for (int i = 0; i < 40; i++) {
+        Err e;
+        err_clear(&e);
+        exported += export_graph(g, NULL, NULL, "svg", path, &e) == ERR_OK;
+    }
+    r.done = 1;
+    pthread_join(th, NULL);
+    remove(path);
+    assert_int_equal(exported, 40);
+    assert_int_equal(r.ok, r.loads);
+    free(text);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +312,7 @@ int main(void)
         cmocka_unit_test(fit_in_hundredths),
         cmocka_unit_test(session_keeps_options_rules_and_facts),
         cmocka_unit_test(export_format_from_the_name),
+        cmocka_unit_test(export_beside_dot_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
