@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "render/graph_cells.h"
+#include "src/base/strbuf.h"
 #include "src/base/units.h"
 #include "src/base/xalloc.h"
 #include "ui/bg.h"
@@ -376,15 +377,16 @@ static void graph_draw(View *v, Tui *t, int y, int h, int w)
         st->placed = 1;
     }
     t->sel_node = st->sel;  /* what P and F act on while this view is shown */
-    int n = snprintf(line, sizeof line, "%s: %d nodes, zoom %.2gx", s->g->name[0] ? s->g->name : "graph", s->g->n,
-                     st->zoom);
+    size_t n = 0;   /* a graph name or focused id can be longer than the line */
+    fb_put(line, sizeof line, &n, "%s: %d nodes, zoom %.2gx", s->g->name[0] ? s->g->name : "graph", s->g->n,
+           st->zoom);
     if (st->focus >= 0)
-        n += snprintf(line + n, sizeof line - (size_t)n, ", focus %s", s->g->nodes[st->focus].id);
+        fb_put(line, sizeof line, &n, ", focus %s", s->g->nodes[st->focus].id);
     if (st->l.long_edges)
-        n += snprintf(line + n, sizeof line - (size_t)n, ", %d long edges not drawn", st->l.long_edges);
+        fb_put(line, sizeof line, &n, ", %d long edges not drawn", st->l.long_edges);
     if (st->running)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %c", tui_spinner(t));
-    snprintf(line + n, sizeof line - (size_t)n, " (arrows pan, +/- zoom, n/N, / search, f focus)");
+        fb_put(line, sizeof line, &n, " %c", tui_spinner(t));
+    fb_put(line, sizeof line, &n, " (arrows pan, +/- zoom, n/N, / search, f focus)");
     tui_put_attr(y, 0, w, line, A_BOLD);
     /* what is alive at the cursor, and the selected group */
     unsigned char *alive = NULL, *group = NULL;

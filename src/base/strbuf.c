@@ -14,6 +14,18 @@ void sb_init(StrBuf *b, size_t cap)
     b->n = 0;
 }
 
+void fb_put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (!cap || *used >= cap - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used = *used + (size_t)w < cap - 1 ? *used + (size_t)w : cap - 1;
+}
+
 void sb_put(StrBuf *b, const char *fmt, ...)
 {
     va_list ap;

@@ -15,4 +15,9 @@ void sb_init(StrBuf *b, size_t cap);
 /* Append printf-formatted text. */
 void sb_put(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Append printf-formatted text to the fixed buffer buf (cap bytes) at
+ * *used, cutting what does not fit: *used never passes cap - 1, so the
+ * next call is safe however long an id was. For one-line messages. */
+void fb_put(char *buf, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

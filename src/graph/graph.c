@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/graph/pairing.h"
+#include "src/base/strbuf.h"
 #include "src/base/strmap.h"
 #include "src/base/xalloc.h"
 
@@ -296,9 +297,10 @@ static int report_cycle(const Graph *g, const int *indeg, Err *e)
     char buf[600];
     size_t used = 0;
     int first = seen[v] - 1;
+    buf[0] = '\0';
     for (int i = len - 1; i >= first && used < sizeof buf - 64; i--)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "'%s' -> ", g->nodes[path[i]].id);
-    snprintf(buf + used, sizeof buf - used, "'%s'", g->nodes[path[len - 1]].id);
+        fb_put(buf, sizeof buf, &used, "'%s' -> ", g->nodes[path[i]].id);
+    fb_put(buf, sizeof buf, &used, "'%s'", g->nodes[path[len - 1]].id);
     char at[300];
     err_set(e, ERR_CYCLE, "cycle: %s; the graph must be acyclic (%s is on it)", buf,
             where_of(g, path[len - 1], at, sizeof at));

@@ -215,6 +215,16 @@ static void test_graph_errors(void **st)
                       "cycle");
     expect_json_error("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"a\",\"inputs\":[\"a\"]}]}",
                       "'a' -> 'a'");
+    {
+        /* ids longer than the message: cut, not written past its end (the
+         * fuzzer found a cycle of two 800-byte ids) */
+        char big[4096], id[801];
+        memset(id, 'v', 800);
+        id[800] = '\0';
+        snprintf(big, sizeof big, "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"%s1\",\"inputs\":[\"%s2\"]},"
+                 "{\"id\":\"%s2\",\"inputs\":[\"%s1\"]}]}", id, id, id, id);
+        expect_json_error(big, "cycle: 'vvv");
+    }
     expect_json_error("{\"format\":\"other\",\"nodes\":[{\"id\":\"a\"}]}", "remat-graph");
     expect_json_error("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"a\",\"phase\":\"fwdx\"}]}",
                       "unknown phase");
