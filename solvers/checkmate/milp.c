@@ -10,6 +10,7 @@
  * whether CBC proved it optimal for that order, or how far its bound is.
  */
 #include <Cbc_C_Interface.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
+#include "src/base/strbuf.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/plan/subproc.h"
@@ -24,15 +26,15 @@
 
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "60", 0.001, 1e7, NULL, "seconds for CBC's search; past it the best schedule found is returned"),
-    OPT_P_CHOICE("order", "graph", "graph|best", "graph: the graph's own order (Checkmate's); best: the order of the portfolio's best plan"),
+    OPT_P_CHOICE("order", "both", "both|graph|best", "both: the best plan's order, then the graph's with the time left, the cheaper plan wins; graph: the graph's own order (Checkmate's); best: the order of the portfolio's best plan"),
     OPT_P_CHOICE("warm", "auto", "auto|greedy|none", "start from: auto (the portfolio's best plan that fits the order), greedy, none"),
-    OPT_P_NUM("warm_time", "auto", 0.001, 1e7, "auto", "seconds for the warm start's portfolio (auto: a quarter of time_limit, at most 10)"),
+    OPT_P_NUM("warm_time", "auto", 0.001, 1e7, "auto", "seconds for the warm start's portfolio (auto: a quarter of time_limit, at most 10 and 0.05 per node)"),
     OPT_P_INT("max_nodes", "200", 0, 1e9, NULL, "refuse graphs with more non-input nodes (the model grows with the square)"),
     OPT_P_END,
 };
 
 typedef struct {
-    char status[160];
+    char status[300];
 } Milp;
 
 static int milp_prepare(Solver *s, Err *e)
@@ -42,8 +44,8 @@ static int milp_prepare(Solver *s, Err *e)
     if ((rc = solver_opt_int(s, "max_nodes", &maxn, e)))
         return rc;
     const char *o = solver_opt_str(s, "order"), *w = solver_opt_str(s, "warm");
-    if (strcmp(o, "graph") && strcmp(o, "best"))
-        return err_set(e, ERR_USAGE, "checkmate: order=%s: expected graph or best", o);
+    if (strcmp(o, "both") && strcmp(o, "graph") && strcmp(o, "best"))
+        return err_set(e, ERR_USAGE, "checkmate: order=%s: expected both, graph or best", o);
     if (strcmp(w, "auto") && strcmp(w, "greedy") && strcmp(w, "none"))
         return err_set(e, ERR_USAGE, "checkmate: warm=%s: expected auto, greedy or none", w);
     int m = 0;
@@ -213,58 +215,42 @@ static void apply_rules(Cbc_Model *m, const CmModel *M, const unsigned char *rul
     free(ones);
 }
 
-static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* The cost of a plan's steps (before it is simulated). */
+static double plan_steps_cost(const Graph *g, const Plan *pl)
 {
-    Milp *st = s->state;
+    double c = 0;
+    for (int t = 0; t < pl->T; t++)
+        c += g->nodes[pl->steps[t]].cost;
+    return c;
+}
+
+/* What one order's model gave. */
+typedef struct {
+    double bound;       /* CBC's lower bound on that order's optimum (INFINITY: none fits) */
+    int optimal;        /* the plan is that order's optimum */
+    char status[120];
+} OrderResult;
+
+/* Checkmate's model on one order: its best plan into *out (when rc is
+ * ERR_OK), its bound, proof and status. The solve may use until t0 + limit
+ * (subproc_limits). */
+static int solve_order(Solver *s, int64_t budget, const int *order, int n, const Solver *ws,
+                       const Plan *best, double t0, double limit, Progress *p, Plan *out,
+                       OrderResult *res, Err *e)
+{
     const Graph *g = s->g;
-    double tl, t0 = clock_now(), wt;
-    int rc;
-    if ((rc = solver_opt_double(s, "time_limit", &tl, e)))
-        return rc;
-    if (strcmp(solver_opt_str(s, "warm_time"), "auto") == 0)
-        wt = tl / 4 < 10 ? tl / 4 : 10;
-    else if ((rc = solver_opt_double(s, "warm_time", &wt, e)))
-        return rc;
-    if (budget == PLAN_NO_BUDGET)
-        sim_baseline(g, &budget, &(double){0});
-    Plan best;
-    plan_init(&best);
-    Solver *ws = warm_solver(s, budget, wt, p, &best);
-    if (progress_cancelled(p)) {
-        solver_free(ws);
-        plan_done(&best);
-        return err_set(e, ERR_CANCELLED, "checkmate: cancelled");
-    }
-    int n, *order;
-    if (strcmp(solver_opt_str(s, "order"), "best") == 0 && best.T > 0)
-        order = cm_order_of(g, best.steps, best.T, &n);
-    else
-        order = sim_baseline_order(g, &n);
-    if (!order)
-        order = sim_baseline_order(g, &n);
-    if (n == 0) {   /* only inputs: nothing runs */
-        free(order);
-        solver_free(ws);
-        plan_done(&best);
-        out->bound = 0;
-        out->optimal = 1;
-        return ERR_OK;
-    }
+    res->bound = 0;
+    res->optimal = 0;
     CmModel M;
-    if ((rc = cm_build(&M, g, order, n, budget, 50000000, e))) {
-        free(order);
-        solver_free(ws);
-        plan_done(&best);
+    int rc = cm_build(&M, g, order, n, budget, 50000000, e);
+    if (rc) {
         cm_free(&M);
         return rc;
     }
-    free(order);
     double wcost;
-    double *start = warm_start(&M, ws, &best, budget, &wcost);
-    solver_free(ws);
-    plan_done(&best);
+    double *start = warm_start(&M, ws, best, budget, &wcost);
     double engine, backstop;
-    subproc_limits(t0, tl, &engine, &backstop);
+    subproc_limits(t0, limit, &engine, &backstop);
     Child c = {load(&M, start, engine), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
     char *buf;
@@ -292,12 +278,7 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             Plan w;
             plan_init(&w);
             cm_extract(&M, start, &w);
-            double cw = 0, co = 0;
-            for (int t = 0; t < w.T; t++)
-                cw += g->nodes[w.steps[t]].cost;
-            for (int t = 0; t < out->T; t++)
-                co += g->nodes[out->steps[t]].cost;
-            if (cw < co) {
+            if (plan_steps_cost(g, &w) < plan_steps_cost(g, out)) {
                 plan_reset(out);
                 for (int t = 0; t < w.T; t++)
                     plan_push(out, w.steps[t]);
@@ -305,34 +286,29 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             plan_done(&w);
         }
         double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
-        out->bound = lb / M.cscale;
-        out->optimal = cst == 0;
-        if (out->optimal) {
-            /* proven: the plan's cost is the bound (CBC's own bound can sit
-             * below it when it knows the cost is integral) */
-            out->bound = 0;
-            for (int t = 0; t < out->T; t++)
-                out->bound += g->nodes[out->steps[t]].cost;
-        }
+        res->bound = lb / M.cscale;
+        res->optimal = cst == 0;
+        /* proven: the plan's cost is the bound (CBC's own bound can sit
+         * below it when it knows the cost is integral) */
+        if (res->optimal)
+            res->bound = plan_steps_cost(g, out);
         if (cst == 0)
-            snprintf(st->status, sizeof st->status, "optimal for the %s order (within 1e-9 of CBC's bound)",
-                     solver_opt_str(s, "order"));
+            snprintf(res->status, sizeof res->status, "optimal (within 1e-9 of CBC's bound)");
         else
-            snprintf(st->status, sizeof st->status, "best found (time limit), gap %.3g %% to CBC's bound",
+            snprintf(res->status, sizeof res->status, "best found (time limit), gap %.3g %% to CBC's bound",
                      hdr[0] > 0 ? 100 * (hdr[0] - lb) / hdr[0] : 0.0);
     } else if (start) {
         /* CBC found nothing better in time: the warm start stands */
-        double *x = start;
-        cm_extract(&M, x, out);
-        snprintf(st->status, sizeof st->status, "warm start only (CBC found nothing better in time)");
+        cm_extract(&M, start, out);
+        snprintf(res->status, sizeof res->status, "warm start only (CBC found nothing better in time)");
     } else if (cst == 2) {
-        snprintf(st->status, sizeof st->status, "infeasible");
-        rc = err_set(e, ERR_OVER_BUDGET,
-                     "checkmate: no schedule in the %s order fits budget %lld (CBC proved it)",
-                     solver_opt_str(s, "order"), (long long)budget);
+        res->bound = INFINITY;
+        snprintf(res->status, sizeof res->status, "infeasible");
+        rc = err_set(e, ERR_OVER_BUDGET, "checkmate: no schedule in the order fits budget %lld (CBC proved it)",
+                     (long long)budget);
     } else {
-        snprintf(st->status, sizeof st->status, "no solution in time");
-        rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s%s", tl,
+        snprintf(res->status, sizeof res->status, "no solution in time");
+        rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s%s", limit,
                      sr == ERR_IO ? " (the CBC process failed)" : "");
     }
     free(buf);
@@ -341,12 +317,177 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return rc;
 }
 
+/* The schedule's peak by the spec (-1 when it is not valid). */
+static int64_t sim_peak(const Graph *g, const Plan *pl)
+{
+    Sim sm;
+    Err e;
+    if (sim_run(g, pl->steps, pl->T, &sm, &e) != ERR_OK)
+        return -1;
+    int64_t pk = sm.peak;
+    sim_done(&sm);
+    return pk;
+}
+
+/* solve_order with the plan checked against the budget by the spec. CBC's
+ * feasibility and integrality tolerances (about 1e-7 of the budget, 1e-6 of
+ * a binary) can let a schedule a few bytes over the budget through; then
+ * the model's budget is lowered by the overshoot and the order solved
+ * again with the time left, up to three times. */
+static int solve_order_within(Solver *s, int64_t budget, const int *order, int n, const Solver *ws,
+                              const Plan *best, double t0, double limit, Progress *p, Plan *out,
+                              OrderResult *res, Err *e)
+{
+    int64_t mb = budget;
+    double bound = INFINITY;    /* the bound at the real budget (a lowered one raises it) */
+    for (int round = 0;; round++) {
+        plan_reset(out);
+        int rc = solve_order(s, mb, order, n, ws, best, t0, limit, p, out, res, e);
+        if (round == 0)
+            bound = res->bound;
+        if (rc != ERR_OK)
+            return rc;
+        int64_t pk = sim_peak(s->g, out);
+        if (pk >= 0 && pk <= budget) {
+            if (round > 0) {
+                double c = plan_steps_cost(s->g, out);
+                res->bound = bound < c ? bound : c;
+                res->optimal = c <= bound * (1 + 1e-9);
+                snprintf(res->status, sizeof res->status, "%s, budget lowered by CBC's tolerance",
+                         res->optimal ? "optimal" : "best found");
+            }
+            return ERR_OK;
+        }
+        if (pk < 0 || round == 2 || clock_now() >= t0 + limit || pk - budget >= mb)
+            return err_set(e, ERR_LIMIT, "checkmate: CBC's plan was %lld bytes over the budget (its "
+                           "tolerances) and no plan within it was found in time", (long long)(pk - budget));
+        mb -= pk - budget;
+    }
+}
+
+static int same_order(const int *a, const int *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Milp *st = s->state;
+    const Graph *g = s->g;
+    double tl, t0 = clock_now(), wt;
+    int rc;
+    if ((rc = solver_opt_double(s, "time_limit", &tl, e)))
+        return rc;
+    if (strcmp(solver_opt_str(s, "warm_time"), "auto") == 0) {
+        /* the portfolio's plans on small graphs come early: 50 ms per
+         * node leaves the exact search the rest (fcn_8_vgg's 73 nodes: the
+         * same plans at 3.65 s as at 10 s) */
+        wt = tl / 4 < 10 ? tl / 4 : 10;
+        if (wt > 0.05 * g->n)
+            wt = 0.05 * g->n;
+    }
+    else if ((rc = solver_opt_double(s, "warm_time", &wt, e)))
+        return rc;
+    if (budget == PLAN_NO_BUDGET)
+        sim_baseline(g, &budget, &(double){0});
+    Plan best;
+    plan_init(&best);
+    Solver *ws = warm_solver(s, budget, wt, p, &best);
+    if (progress_cancelled(p)) {
+        solver_free(ws);
+        plan_done(&best);
+        return err_set(e, ERR_CANCELLED, "checkmate: cancelled");
+    }
+    /* the orders to solve: the graph's, the best plan's, or the best
+     * plan's first and then the graph's with what is left */
+    const char *ord = solver_opt_str(s, "order");
+    int n = 0, nb = 0, *gorder = sim_baseline_order(g, &n), *border = NULL;
+    if (strcmp(ord, "graph") != 0 && best.T > 0)
+        border = cm_order_of(g, best.steps, best.T, &nb);
+    if (border && (nb != n || same_order(border, gorder, n))) {
+        free(border);   /* no other order to try */
+        border = NULL;
+    }
+    const int *orders[2];
+    const char *names[2];
+    int norders = 0;
+    if (border) {
+        orders[norders] = border;
+        names[norders++] = "best plan's order";
+    }
+    if (!border || strcmp(ord, "both") == 0) {
+        orders[norders] = gorder;
+        names[norders++] = "graph's order";
+    }
+    if (n == 0) {   /* only inputs: nothing runs */
+        free(gorder);
+        solver_free(ws);
+        plan_done(&best);
+        out->bound = 0;
+        out->optimal = 1;
+        return ERR_OK;
+    }
+    OrderResult res[2];
+    double lb = INFINITY, got = INFINITY;
+    int ok = 0;
+    rc = ERR_OK;
+    st->status[0] = '\0';
+    for (int k = 0; k < norders && rc != ERR_CANCELLED; k++) {
+        /* the first of two orders, the best plan's (whose start is the
+         * cheapest plan known), gets two thirds of what is left; the last
+         * all that remains */
+        double start = k + 1 < norders ? clock_now() : t0;
+        double share = k + 1 < norders ? (t0 + tl - start) * 2 / 3 : tl;
+        Plan pk;
+        plan_init(&pk);
+        Err ek;
+        err_clear(&ek);
+        int rk = solve_order_within(s, budget, orders[k], n, ws, &best, start, share, p, &pk, &res[k], &ek);
+        size_t u = strlen(st->status);
+        fb_put(st->status, sizeof st->status, &u, "%s%s: %s", k ? "; " : "", names[k], res[k].status);
+        if (rk == ERR_CANCELLED) {
+            rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
+        } else if (rk == ERR_OK) {
+            lb = res[k].bound < lb ? res[k].bound : lb;
+            double c = plan_steps_cost(g, &pk);
+            if (c < got) {
+                got = c;
+                plan_reset(out);
+                for (int t = 0; t < pk.T; t++)
+                    plan_push(out, pk.steps[t]);
+                ok = 1;
+            }
+        } else {
+            if (rk == ERR_OVER_BUDGET)
+                lb = res[k].bound < lb ? res[k].bound : lb;
+            if (!ok) {
+                e->code = ek.code;
+                memcpy(e->msg, ek.msg, sizeof e->msg);
+                rc = rk;
+            }
+        }
+        plan_done(&pk);
+    }
+    if (ok && rc != ERR_CANCELLED) {
+        rc = ERR_OK;
+        err_clear(e);
+        /* optimal over the orders solved: no order's bound is below it */
+        out->bound = lb < got ? lb : got;
+        out->optimal = got <= lb * (1 + 1e-9);
+    }
+    free(gorder);
+    free(border);
+    solver_free(ws);
+    plan_done(&best);
+    return rc;
+}
+
 static int milp_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 {
     (void)pl;
     (void)e;
     const Milp *st = s->state;
-    char title[200];
+    char title[340];
     snprintf(title, sizeof title, "checkmate MILP (CBC): %s", st->status);
     overlay_set_title(out, title);
     return ERR_OK;

@@ -208,6 +208,50 @@ static void test_milp_tiny(void **st)
     assert_true(compared >= 30);
 }
 
+/* order=both solves the best plan's order and then the graph's: where each
+ * alone is proven optimal, both is never dearer than either, and it is
+ * proven only when no order's bound is below its cost. */
+static void test_order_both(void **st)
+{
+    (void)st;
+    unsigned seed = 7;
+    int compared = 0;
+    for (int it = 0; it < 10; it++) {
+        Graph *g = tu_random_chain_training(&seed, 3 + it % 4, 1);
+        int64_t bp;
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        int64_t lo = graph_min_peak(g, NULL);
+        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 2) {
+            const char *og[] = {"warm=greedy", "order=graph", NULL}, *ob[] = {"warm=greedy", "order=best", NULL},
+                       *o2[] = {"warm=greedy", "order=both", NULL};
+            Plan pg, pb, p2;
+            int rg = tu_solve(g, "checkmate", b, &pg, og), rb = tu_solve(g, "checkmate", b, &pb, ob),
+                r2 = tu_solve(g, "checkmate", b, &p2, o2);
+            if (rg == ERR_OK || rb == ERR_OK) {
+                assert_int_equal(r2, ERR_OK);
+                double c;
+                int64_t pk = tu_check_peak(g, p2.steps, p2.T, &c);
+                assert_true(pk >= 0 && pk <= b);
+                if (rg == ERR_OK && pg.optimal)
+                    assert_true(p2.cost <= pg.cost * (1 + 1e-9));
+                if (rb == ERR_OK && pb.optimal)
+                    assert_true(p2.cost <= pb.cost * (1 + 1e-9));
+                if (p2.optimal)
+                    assert_true(p2.bound >= p2.cost * (1 - 1e-9));
+                else
+                    assert_true(p2.bound < p2.cost);
+                compared++;
+            }
+            plan_done(&pg);
+            plan_done(&pb);
+            plan_done(&p2);
+        }
+        graph_free(g);
+    }
+    assert_true(compared >= 10);   /* 13 of 30 budgets have a plan in the model */
+}
+
 static void test_lp_rounding_plans(void **st)
 {
     (void)st;
@@ -332,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_model_baseline_exact),
         cmocka_unit_test(test_model_recomputing_schedules),
         cmocka_unit_test(test_milp_tiny),
+        cmocka_unit_test(test_order_both),
         cmocka_unit_test(test_lp_rounding_plans),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_inputs_only),
