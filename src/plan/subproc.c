@@ -56,7 +56,7 @@ void subproc_limits(double t0, double limit, double *engine, double *backstop)
 {
     double now = clock_now(), left = t0 + limit - now;
     *engine = left * 0.9 > 0.01 ? left * 0.9 : 0.01;
-    *backstop = t0 + limit * 1.05 - now;
+    *backstop = t0 + limit - now;
     if (*backstop < 0.05)
         *backstop = 0.05;
 }

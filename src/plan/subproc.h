@@ -32,8 +32,9 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, struct Progress *p, dou
  * `seconds` for subproc_run. The engine gets 90 % of what is left: CBC and
  * GLPK end a little after their own limit, and CLP's limit is CPU time,
  * which runs slower than the clock on a busy machine. The backstop falls at
- * 105 % of the whole limit, so a solve ends within the 10 % the limit
- * allows even when the engine does not stop by itself. */
+ * the end of the whole limit, so a solve ends within the 10 % the limit
+ * allows (killing the child and reaping it takes milliseconds) even when
+ * the engine does not stop by itself. */
 void subproc_limits(double t0, double limit, double *engine, double *backstop);
 
 /* Write all n bytes to fd (the child's side); 0 or -1. */
