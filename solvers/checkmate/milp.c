@@ -241,9 +241,11 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     const Graph *g = s->g;
     res->bound = 0;
     res->optimal = 0;
+    snprintf(res->status, sizeof res->status, "not solved");
     CmModel M;
     int rc = cm_build(&M, g, order, n, budget, 50000000, e);
     if (rc) {
+        snprintf(res->status, sizeof res->status, "model too large");
         cm_free(&M);
         return rc;
     }
@@ -345,8 +347,15 @@ static int solve_order_within(Solver *s, int64_t budget, const int *order, int n
         int rc = solve_order(s, mb, order, n, ws, best, t0, limit, p, out, res, e);
         if (round == 0)
             bound = res->bound;
-        if (rc != ERR_OK)
+        else if (res->bound > bound)
+            res->bound = bound;
+        if (rc != ERR_OK && (round == 0 || rc == ERR_CANCELLED))
             return rc;
+        if (rc != ERR_OK) {
+            snprintf(res->status, sizeof res->status, "plan over the budget by CBC's tolerance");
+            return err_set(e, ERR_LIMIT, "checkmate: CBC's plans were over the budget (its tolerances) and "
+                           "none within it was found in time");
+        }
         int64_t pk = sim_peak(s->g, out);
         if (pk >= 0 && pk <= budget) {
             if (round > 0) {
@@ -358,9 +367,17 @@ static int solve_order_within(Solver *s, int64_t budget, const int *order, int n
             }
             return ERR_OK;
         }
-        if (pk < 0 || round == 2 || clock_now() >= t0 + limit || pk - budget >= mb)
+        if (pk < 0) {
+            snprintf(res->status, sizeof res->status, "invalid schedule");
+            res->optimal = 0;
+            return err_set(e, ERR_INVALID, "checkmate: the model's solution is not a valid schedule");
+        }
+        if (round == 2 || clock_now() >= t0 + limit || pk - budget >= mb) {
+            snprintf(res->status, sizeof res->status, "plan over the budget by CBC's tolerance");
+            res->optimal = 0;
             return err_set(e, ERR_LIMIT, "checkmate: CBC's plan was %lld bytes over the budget (its "
                            "tolerances) and no plan within it was found in time", (long long)(pk - budget));
+        }
         mb -= pk - budget;
     }
 }
@@ -458,8 +475,9 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
                 ok = 1;
             }
         } else {
-            if (rk == ERR_OVER_BUDGET)
-                lb = res[k].bound < lb ? res[k].bound : lb;
+            /* proven infeasible: no bound below; anything else: that
+             * order's optimum is unknown (its bound is 0 unless CBC gave one) */
+            lb = res[k].bound < lb ? res[k].bound : lb;
             if (!ok) {
                 e->code = ek.code;
                 memcpy(e->msg, ek.msg, sizeof e->msg);
