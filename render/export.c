@@ -152,6 +152,19 @@ int export_graph(const Graph *g, const Plan *plan, const Overlay *ov, const char
     return export_graph_marked(g, plan, ov, NULL, format, path, e);
 }
 
+/* One Graphviz context for the process, made under the DOT lock. The pango
+ * text plugin keeps a pointer to the last font name it measured, which
+ * lives in the context's font table: freeing the context and making a new
+ * one for the next export left that pointer dangling (AddressSanitizer:
+ * use after free in textspan_size on the second SVG export). */
+static GVC_t *gv_context(void)
+{
+    static GVC_t *gvc;
+    if (!gvc)
+        gvc = gvContext();
+    return gvc;
+}
+
 int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, const ExportMarks *m,
                         const char *format, const char *path, Err *e)
 {
@@ -170,7 +183,7 @@ int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
     gv_err[0] = '\0';
     agseterr(AGERR);
     agseterrf(gv_err_cb);
-    GVC_t *gvc = gvContext();
+    GVC_t *gvc = gv_context();
     Agraph_t *ag = agmemread(dot);
     if (ag)
         dot_lexer_reset();
@@ -203,7 +216,6 @@ int export_graph_marked(const Graph *g, const Plan *plan, const Overlay *ov, con
     }
     if (ag)
         agclose(ag);
-    gvFreeContext(gvc);
     agseterrf(NULL);
     dot_parse_unlock();
     free(dot);
