@@ -280,11 +280,8 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
             Plan w;
             plan_init(&w);
             cm_extract(&M, start, &w);
-            if (plan_steps_cost(g, &w) < plan_steps_cost(g, out)) {
-                plan_reset(out);
-                for (int t = 0; t < w.T; t++)
-                    plan_push(out, w.steps[t]);
-            }
+            if (plan_steps_cost(g, &w) < plan_steps_cost(g, out))
+                plan_swap_steps(out, &w);
             plan_done(&w);
         }
         double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
@@ -319,19 +316,8 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     return rc;
 }
 
-/* The schedule's peak by the spec (-1 when it is not valid). */
-static int64_t sim_peak(const Graph *g, const Plan *pl)
-{
-    Sim sm;
-    Err e;
-    if (sim_run(g, pl->steps, pl->T, &sm, &e) != ERR_OK)
-        return -1;
-    int64_t pk = sm.peak;
-    sim_done(&sm);
-    return pk;
-}
-
-/* solve_order with the plan checked against the budget by the spec. CBC's
+/* solve_order with the plan simulated by the spec (its peak and cost set;
+ * the baseline is left to solver_plan) and checked against the budget. CBC's
  * feasibility and integrality tolerances (about 1e-7 of the budget, 1e-6 of
  * a binary) can let a schedule a few bytes over the budget through; then
  * the model's budget is lowered by the overshoot and the order solved
@@ -356,10 +342,12 @@ static int solve_order_within(Solver *s, int64_t budget, const int *order, int n
             return err_set(e, ERR_LIMIT, "checkmate: CBC's plans were over the budget (its tolerances) and "
                            "none within it was found in time");
         }
-        int64_t pk = sim_peak(s->g, out);
-        if (pk >= 0 && pk <= budget) {
+        Err se;
+        int valid = plan_evaluate_with(out, s->g, 0, 0, NULL, &se) == ERR_OK;
+        int64_t pk = out->peak;
+        if (valid && pk <= budget) {
             if (round > 0) {
-                double c = plan_steps_cost(s->g, out);
+                double c = out->cost;
                 res->bound = bound < c ? bound : c;
                 res->optimal = c <= bound * (1 + 1e-9);
                 snprintf(res->status, sizeof res->status, "%s, budget lowered by CBC's tolerance",
@@ -367,7 +355,7 @@ static int solve_order_within(Solver *s, int64_t budget, const int *order, int n
             }
             return ERR_OK;
         }
-        if (pk < 0) {
+        if (!valid) {
             snprintf(res->status, sizeof res->status, "invalid schedule");
             res->optimal = 0;
             return err_set(e, ERR_INVALID, "checkmate: the model's solution is not a valid schedule");
@@ -466,12 +454,9 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
         } else if (rk == ERR_OK) {
             lb = res[k].bound < lb ? res[k].bound : lb;
-            double c = plan_steps_cost(g, &pk);
-            if (c < got) {
-                got = c;
-                plan_reset(out);
-                for (int t = 0; t < pk.T; t++)
-                    plan_push(out, pk.steps[t]);
+            if (pk.cost < got) {
+                got = pk.cost;
+                plan_swap_steps(out, &pk);
                 ok = 1;
             }
         } else {

@@ -54,11 +54,9 @@ static void child_quiet(void)
 
 void subproc_limits(double t0, double limit, double *engine, double *backstop)
 {
-    double now = clock_now(), left = t0 + limit - now;
+    double left = t0 + limit - clock_now();
     *engine = left * 0.9 > 0.01 ? left * 0.9 : 0.01;
-    *backstop = t0 + limit - now;
-    if (*backstop < 0.05)
-        *backstop = 0.05;
+    *backstop = left > 0.05 ? left : 0.05;
 }
 
 int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double seconds, char **out,
