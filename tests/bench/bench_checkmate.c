@@ -7,21 +7,14 @@
  * default 60 s limit. Figures, not pass/fail. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "src/base/clock.h"
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
 
 #define CM1 "../shared/data/public/moccasin/cm_fcn_8_vgg_32_416x608x3_train.json"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* One checkmate solve with "order=..." at budget (pct % of the baseline
  * peak); prints a table row. Status "optimal" for both means no order's
@@ -44,9 +37,9 @@ static void row_at(const char *name, const Graph *g, int64_t budget, int pct, co
     }
     Plan p;
     plan_init(&p);
-    double t0 = now();
+    double t0 = clock_now();
     int rc = solver_plan(s, budget, NULL, &p, NULL, &e);
-    double secs = now() - t0;
+    double secs = clock_now() - t0;
     char ref[64] = "-";
     if (reference > 0 && p.T)
         snprintf(ref, sizeof ref, "%+.4f %% (%.0f)", 100 * (p.cost - reference) / reference, reference);

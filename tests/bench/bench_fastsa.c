@@ -3,19 +3,12 @@
  * at 25 % and 50 % of its baseline peak with their solve times. Figures
  * only, no pass/fail. */
 #include <stdio.h>
-#include <time.h>
 
+#include "src/base/clock.h"
 #include "solvers/fastsa/fastsa.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static Solver *make(const Graph *g, const char *const *opts)
 {
@@ -49,9 +42,9 @@ static void throughput(const char *grouping)
     /* an unreachable budget keeps the first stage running all its iterations */
     int node;
     int64_t lo = graph_min_peak(g, &node);
-    double t0 = now();
+    double t0 = clock_now();
     int rc = solver_plan(s, lo, NULL, &p, NULL, &e);
-    double dt = now() - t0;
+    double dt = clock_now() - t0;
     long long n = fastsa_last_tried(s);
     printf("throughput (%s): %d nodes, %lld mutations in %.2f s = %.2f M mutations/s "
            "(status %s, peak %.1f%% of baseline)\n",
@@ -78,9 +71,9 @@ static void plans(void)
             plan_init(&p);
             Err e;
             err_clear(&e);
-            double t0 = now();
+            double t0 = clock_now();
             int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
-            double dt = now() - t0;
+            double dt = clock_now() - t0;
             printf("%d nodes, %s %s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
                    "%lld mutations, %.2f s\n",
                    g->n, groupings[gi], smooth[gi], pct, rc == ERR_OK ? "met" : "NOT met",
@@ -103,9 +96,9 @@ static void plans(void)
             plan_init(&p);
             Err e;
             err_clear(&e);
-            double t0 = now();
+            double t0 = clock_now();
             int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
-            double dt = now() - t0;
+            double dt = clock_now() - t0;
             printf("%d-node %s, defaults, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
                    "%.2f s\n",
                    g->n, kinds[k], pct, rc == ERR_OK ? "met" : "NOT met",

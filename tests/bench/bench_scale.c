@@ -8,21 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/fileio.h"
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static long maxrss_mib(void)
 {
@@ -31,7 +24,7 @@ static long maxrss_mib(void)
     return ru.ru_maxrss / 1024;
 }
 
-#define STAGE(name, t0) printf("%-28s %8.3f s   max RSS %5ld MiB\n", name, now() - (t0), maxrss_mib())
+#define STAGE(name, t0) printf("%-28s %8.3f s   max RSS %5ld MiB\n", name, clock_now() - (t0), maxrss_mib())
 
 int main(int argc, char **argv)
 {
@@ -39,11 +32,11 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--nodes"))
             nodes = atoi(argv[i + 1]);
-    double t0 = now();
+    double t0 = clock_now();
     Graph *g = gen_training("resnet", nodes / 2, 11);
     printf("graph: %d nodes, %d edges\n", g->n, g->n_edges);
     STAGE("generate", t0);
-    t0 = now();
+    t0 = clock_now();
     char *json = graph_to_json(g);
     char path[] = "/tmp/remat-scale-XXXXXX";
     int fd = mkstemp(path);
@@ -56,7 +49,7 @@ int main(int argc, char **argv)
     printf("json: %zu bytes\n", strlen(json));
     free(json);
     STAGE("write json", t0);
-    t0 = now();
+    t0 = clock_now();
     Graph *h = graph_load(path, &e);
     unlink(path);
     if (!h) {
@@ -64,7 +57,7 @@ int main(int argc, char **argv)
         return 1;
     }
     STAGE("load + validate", t0);
-    t0 = now();
+    t0 = clock_now();
     int64_t bp;
     double bc;
     sim_baseline(h, &bp, &bc);
@@ -82,7 +75,7 @@ int main(int argc, char **argv)
         solver_opts_init(&o);
         if (opts[i])
             solver_opts_add(&o, opts[i], &e);
-        t0 = now();
+        t0 = clock_now();
         Solver *s = solver_new(cls, h, &o, &e);
         solver_opts_done(&o);
         if (!s) {

@@ -3,19 +3,12 @@
  * recomputed once before its gradient (≈3N steps); prints steps/s. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "src/base/clock.h"
 #include "src/graph/graph.h"
 #include "src/plan/sim.h"
 #include "src/graph/transform.h"
 #include "src/base/xalloc.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -40,12 +33,12 @@ int main(int argc, char **argv)
     int *base = sim_baseline_order(g, &T);
     int reps = 5;
     Sim s;
-    double t0 = now();
+    double t0 = clock_now();
     for (int r = 0; r < reps; r++) {
         sim_run(g, base, T, &s, &e);
         sim_done(&s);
     }
-    double dt = (now() - t0) / reps;
+    double dt = (clock_now() - t0) / reps;
     printf("sim: %d steps (baseline of a %d-chain training graph): %.1f ms, %.1f M steps/s\n", T, n,
            dt * 1e3, T / dt / 1e6);
     /* recompute every forward value right before its gradient */
@@ -59,7 +52,7 @@ int main(int argc, char **argv)
             sch[m++] = g->nodes[i].grad_of;
             sch[m++] = i;
         }
-    t0 = now();
+    t0 = clock_now();
     for (int r = 0; r < reps; r++) {
         if (sim_run(g, sch, m, &s, &e)) {
             fprintf(stderr, "%s\n", e.msg);
@@ -67,7 +60,7 @@ int main(int argc, char **argv)
         }
         sim_done(&s);
     }
-    dt = (now() - t0) / reps;
+    dt = (clock_now() - t0) / reps;
     printf("sim: %d steps with recomputation: %.1f ms, %.1f M steps/s\n", m, dt * 1e3, m / dt / 1e6);
     free(sch);
     free(base);

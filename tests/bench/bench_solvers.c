@@ -9,22 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
 
 #define LIMIT 20.0
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 typedef struct {
     Progress *p;
@@ -35,9 +28,9 @@ typedef struct {
 static void *watchdog(void *arg)
 {
     Watch *w = arg;
-    double t0 = now();
+    double t0 = clock_now();
     while (!w->done) {
-        if (now() - t0 > w->limit) {
+        if (clock_now() - t0 > w->limit) {
             atomic_store(&w->p->cancel, 1);
             break;
         }
@@ -53,9 +46,9 @@ static int run_one(Solver *s, int64_t budget, const Plan *prev, Plan *out, doubl
     Watch w = {&p, LIMIT, 0};
     pthread_t th;
     pthread_create(&th, NULL, watchdog, &w);
-    double t0 = now();
+    double t0 = clock_now();
     int rc = solver_plan(s, budget, prev, out, &p, e);
-    *secs = now() - t0;
+    *secs = clock_now() - t0;
     w.done = 1;
     pthread_join(th, NULL);
     return rc;
@@ -100,10 +93,10 @@ static void bench_graph(const char *label, const Graph *g)
         /* the searches get a fixed share, well inside the watchdog's limit */
         if (!strcmp(cls->name, "fastsa") || !strcmp(cls->name, "auto") || !strcmp(cls->name, "checkmate-lp"))
             solver_opts_add(&o, "time_limit=5", &e);
-        double tprep = now();
+        double tprep = clock_now();
         Solver *s = solver_new(cls, g, &o, &e);
         solver_opts_done(&o);
-        tprep = now() - tprep;
+        tprep = clock_now() - tprep;
         if (!s) {
             out("| %s | %s | - | - | - | - | %.3f | refused: %.60s |\n", label, cls->name, tprep, e.msg);
             continue;

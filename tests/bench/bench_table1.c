@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "src/base/clock.h"
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
@@ -31,13 +31,6 @@ static const struct {
     {"CM2", "cm_ResNet50_256_224x224x3_train", 353, {0.2, 0.4, 0.8}, {86.2, 76.6, 66.8}, {10.9, 10.9, 11.0}},
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* One solve with default options: fills ci, mem (% of baseline), secs. */
 static int run(const Graph *g, const char *solver, int64_t budget, double *ci, double *mem, double *secs)
 {
@@ -48,9 +41,9 @@ static int run(const Graph *g, const char *solver, int64_t budget, double *ci, d
         return -1;
     Plan p;
     plan_init(&p);
-    double t0 = now();
+    double t0 = clock_now();
     int rc = solver_plan(s, budget, NULL, &p, NULL, &e);
-    *secs = now() - t0;
+    *secs = clock_now() - t0;
     if (p.T) {
         *ci = 100 * plan_overhead(&p);
         *mem = 100.0 * (double)p.peak / (double)p.baseline_peak;
