@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/checkmate/model.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/base/clock.h"
@@ -184,6 +185,7 @@ static double *warm_start(const Graph *g, const Checkmate *st, int64_t budget, i
 static glp_prob *build_model(const Graph *g, const Checkmate *st, int64_t budget, int T)
 {
     int m = st->m;
+    int64_t q = cm_size_gcd(g, st->idx, m, 0);
     glp_prob *lp = glp_create_prob();
     glp_set_obj_dir(lp, GLP_MIN);
     glp_add_cols(lp, 2 * T * m);
@@ -205,8 +207,11 @@ static glp_prob *build_model(const Graph *g, const Checkmate *st, int64_t budget
                 trip_add(&tr, r, RCOL(t, i), -1);
             }
         }
-        double cap = (double)(budget - g->input_bytes);
-        r = new_row(lp, GLP_UP, 0, cap < 0 ? -1 : cap); /* memory */
+        /* the budget rounded down to a multiple of the sizes' gcd q: a
+         * plan over it is then a whole q over, more than GLPK's tolerance
+         * wherever q is a few bytes or more (model.h: the same for CBC) */
+        double cap = budget < g->input_bytes ? -1 : (double)((budget - g->input_bytes) / q * q);
+        r = new_row(lp, GLP_UP, 0, cap); /* memory */
         for (int i = 0; i < m; i++) {
             const Node *nd = &g->nodes[st->idx[i]];
             if (nd->size)

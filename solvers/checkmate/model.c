@@ -116,14 +116,39 @@ static void cm_columns(CmModel *M, const Graph *g, const int *order, int n, int6
      * node keep every coefficient near 1: byte counts of 1e10 and FLOP
      * counts of 1e12 side by side defeat the engines' tolerances */
     M->mscale = budget > 0 ? 1.0 / (double)budget : 1.0;
+    /* Memory is a sum of sizes, so a multiple of their gcd q: the rows
+     * allow the budget's last multiple of q (a tighter relaxation for
+     * free), and the engine may miss a row by at most a quarter of q
+     * (tolerance), so a plan one q over the limit stays outside. At CBC's
+     * default (1e-7 of the budget, over a byte on a 13 MB budget)
+     * "optimal" plans were a byte over the budget, and a proof on the
+     * lowered budget missed plans exactly at it. */
+    int64_t q = cm_size_gcd(g, order, n, g->input_bytes);
+    M->limit = (double)(budget / q * q);
+    M->tolerance = 0.25 * (double)q * M->mscale;
     double cmax = 0;
     for (int i = 0; i < n; i++)
         cmax = g->nodes[order[i]].cost > cmax ? g->nodes[order[i]].cost : cmax;
     M->cscale = cmax > 0 ? 1.0 / cmax : 1.0;
     for (int64_t c = 0; c < M->ncols; c++) {
-        M->cub[c] = c < M->ubase ? 1 : (double)budget * M->mscale;
+        M->cub[c] = c < M->ubase ? 1 : M->limit * M->mscale;
         M->is_int[c] = c < M->ubase;
     }
+}
+
+int64_t cm_size_gcd(const Graph *g, const int *nodes, int n, int64_t q)
+{
+    for (int i = 0; i < 2 * n; i++) {
+        const Node *nd = &g->nodes[nodes[i / 2]];
+        int64_t a = q, b = i % 2 ? nd->workspace : nd->size;
+        while (b) {
+            int64_t r = a % b;
+            a = b;
+            b = r;
+        }
+        q = a;
+    }
+    return q > 0 ? q : 1;
 }
 
 int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget, int64_t max_cols,
@@ -143,7 +168,7 @@ int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget
                        (long long)M->ncols, (long long)max_cols);
     cm_columns(M, g, order, n, budget);
     size_t nc = (size_t)M->ncols + 1;
-    const double B = (double)budget * M->mscale, ms = M->mscale;
+    const double B = M->limit * M->mscale, ms = M->mscale;
     Build b = {0};
     for (int t = 0; t < n; t++) {
         M->clb[cm_R(M, t, t)] = 1;     /* the frontier advances */

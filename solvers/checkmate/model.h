@@ -12,7 +12,9 @@
  * Constraints: inputs computed in the stage or kept into it; a value is kept
  * only if it was computed or kept in the stage before; the memory chain
  * U[t][k] = U[t][k-1] + size(k) R[t][k] - freed after k-1, with U[t][k] +
- * workspace(k) R[t][k] <= budget; F = 1 only when k ran, the value is
+ * workspace(k) R[t][k] <= limit (the budget rounded down to a multiple of
+ * the sizes' gcd q: memory is a multiple of q, and an engine tolerance
+ * below q / 4 keeps a plan one q over the limit outside); F = 1 only when k ran, the value is
  * not kept into the next stage and no later node of the stage reads it
  * (the "hazards" linearisation); outputs are kept at the end. Objective:
  * sum cost(i) R[t][i]. Memory is in units of the budget and cost in units
@@ -37,6 +39,9 @@ typedef struct CmModel {
     int64_t *L_off;         /* prefix sums of |L(k)| = deg(k) + 1, L(k) = inputs(k), then k */
     int64_t *ft;            /* first F column of stage t, relative to fbase */
     double mscale;          /* model memory units per byte: 1 / budget */
+    double limit;           /* the memory rows' bound in bytes: the budget
+                               rounded down to a multiple of the sizes' gcd q */
+    double tolerance;       /* feasibility tolerance that keeps rows exact: q / 4 */
     double cscale;          /* model cost units per graph cost unit */
     /* columns */
     int64_t rbase, sbase, fbase, ubase, ncols;
@@ -55,6 +60,10 @@ typedef struct CmModel {
 int cm_build(CmModel *M, const Graph *g, const int *order, int n, int64_t budget, int64_t max_cols,
              Err *e);
 void cm_free(CmModel *M);
+
+/* The gcd of q and the sizes and workspaces of nodes[0..n) (1 when all are
+ * 0): every memory figure of a schedule over them is a multiple of it. */
+int64_t cm_size_gcd(const Graph *g, const int *nodes, int n, int64_t q);
 
 /* Column numbers. */
 static inline int64_t cm_R(const CmModel *M, int t, int i)

@@ -19,6 +19,7 @@
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/graph/transform.h"
+#include "tests/bench/gen.h"
 #include "tests/unit/brute.h"
 
 
@@ -208,6 +209,43 @@ static void test_milp_tiny(void **st)
     assert_true(compared >= 30);
 }
 
+/* The budget is exact to the byte: an optimal plan's own peak, used as the
+ * budget, admits that plan again, so the optimum there is the same cost and
+ * proven; and no plan is over it. With CBC's default tolerance (1e-7 of
+ * the budget, above a byte on these 13 MB budgets) its "optimal" plans
+ * were a byte over, and the lowered budget missed plans exactly at it
+ * (random-9 at a half of the way down: 100000001 instead of 99000001). */
+static void test_budget_exact(void **st)
+{
+    (void)st;
+    static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
+    const char *opts[] = {"order=graph", "warm=none", "time_limit=30", NULL};
+    int checked = 0;
+    for (int k = 0; k < 4; k++) {
+        Graph *g = gen_training(kinds[k], 9, 7);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        int64_t b = lo + (bp - lo) / 2;
+        Plan p, q;
+        if (tu_solve(g, "checkmate", b, &p, opts) == ERR_OK && p.optimal) {
+            assert_int_equal(tu_solve(g, "checkmate", p.peak, &q, opts), ERR_OK);
+            double c;
+            int64_t pk = tu_check_peak(g, q.steps, q.T, &c);
+            assert_true(pk >= 0 && pk <= p.peak);
+            if (!q.optimal || q.cost != p.cost)
+                fail_msg("%s: optimum %.0f at budget %lld, but %.0f (%s) at its peak %lld", kinds[k],
+                         p.cost, (long long)b, q.cost, q.optimal ? "optimal" : "not proven",
+                         (long long)p.peak);
+            plan_done(&q);
+            checked++;
+        }
+        plan_done(&p);
+        graph_free(g);
+    }
+    assert_true(checked >= 3);
+}
+
 /* order=both solves the best plan's order and then the graph's: where each
  * alone is proven optimal, both is never dearer than either, and it is
  * proven only when no order's bound is below its cost. */
@@ -376,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_model_baseline_exact),
         cmocka_unit_test(test_model_recomputing_schedules),
         cmocka_unit_test(test_milp_tiny),
+        cmocka_unit_test(test_budget_exact),
         cmocka_unit_test(test_order_both),
         cmocka_unit_test(test_lp_rounding_plans),
         cmocka_unit_test(test_cancel),
