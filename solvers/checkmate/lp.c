@@ -37,7 +37,7 @@ typedef struct {
 static int child_lp(void *ctx, int fd)
 {
     Child *c = ctx;
-    Clp_dual(c->clp, 0);
+    Clp_initialDualSolve(c->clp);
     int64_t st = Clp_isProvenOptimal(c->clp) ? 0 : Clp_isProvenPrimalInfeasible(c->clp) ? 2 : 3;
     double obj = Clp_objectiveValue(c->clp);
     if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, &obj, sizeof obj))
@@ -63,6 +63,12 @@ static int solve_lp(const CmModel *M, double t0, double limit, Progress *p, doub
                     M->clb, M->cub, M->obj, M->rlb, M->rub);
     free(cs);
     Clp_setLogLevel(clp, 0);
+    /* dual simplex after CLP's presolve, without CLP's scaling (the model
+     * is scaled already, model.h): measured on MobileNet's training graph
+     * (185 nodes) at 80 %, 11.6 s -> 5.4 s, and ResNet-50's (353 nodes)
+     * from over 120 s to 76 s, the same bounds; the primal and barrier
+     * methods took 85-94 s on MobileNet */
+    Clp_scaling(clp, 0);
     Clp_setMaximumSeconds(clp, seconds);
     Child c = {clp, M->ncols};
     char *buf;
