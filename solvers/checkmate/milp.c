@@ -75,6 +75,7 @@ static Solver *warm_solver(Solver *s, int64_t budget, double seconds, Progress *
     if (strcmp(w, "auto") == 0) {
         snprintf(kv, sizeof kv, "time_limit=%g", seconds);
         solver_opts_add(&o, kv, &e);
+        solver_opts_add(&o, "exact=off", &e);   /* it would run this solver again */
         /* the start must keep the user's pins and forces too */
         for (int i = 0; i < s->opts.n; i++)
             if (strcmp(s->opts.key[i], "pin") == 0 || strcmp(s->opts.key[i], "force") == 0) {
@@ -102,7 +103,7 @@ static double *warm_start(const CmModel *M, const Solver *ws, const Plan *best, 
 {
     double *x = NULL, *y;
     *cost = -1;
-    for (int i = -1; ws && i < ws->cands.n; i++) {
+    for (int i = -1; i < (ws ? ws->cands.n : 0); i++) {
         const int *steps = i < 0 ? best->steps : ws->cands.c[i].steps;
         int T = i < 0 ? best->T : ws->cands.c[i].T;
         int64_t pk = i < 0 ? best->peak : ws->cands.c[i].peak;
@@ -396,7 +397,9 @@ static int same_order(const int *a, const int *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
-static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* A solve; the warm start is `given` when set (checkmate_solve_from), else
+ * the warm= solver's. */
+static int milp_run(Solver *s, int64_t budget, const Plan *given, Plan *out, Progress *p, Err *e)
 {
     Milp *st = s->state;
     const Graph *g = s->g;
@@ -418,7 +421,11 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         sim_baseline(g, &budget, &(double){0});
     Plan best;
     plan_init(&best);
-    Solver *ws = warm_solver(s, budget, wt, p, &best);
+    Solver *ws = NULL;
+    if (given)
+        plan_copy(&best, given);
+    else
+        ws = warm_solver(s, budget, wt, p, &best);
     if (progress_cancelled(p)) {
         solver_free(ws);
         plan_done(&best);
@@ -503,6 +510,26 @@ static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     free(border);
     solver_free(ws);
     plan_done(&best);
+    return rc;
+}
+
+static int milp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    return milp_run(s, budget, NULL, out, p, e);
+}
+
+int checkmate_solve_from(Solver *s, int64_t budget, const Plan *start, Plan *out, Progress *p, Err *e)
+{
+    if (s->cls->solve != milp_solve)
+        return err_set(e, ERR_USAGE, "checkmate_solve_from: not a checkmate solver");
+    /* the plan is simulated and checked here, as solver_plan would */
+    int rc = milp_run(s, budget, start, out, p, e);
+    if (rc == ERR_OK) {
+        Err se;
+        if (plan_evaluate_with(out, s->g, 0, 0, NULL, &se) != ERR_OK ||
+            (budget != PLAN_NO_BUDGET && out->peak > budget))
+            rc = err_set(e, ERR_INVALID, "checkmate: its plan did not check out");
+    }
     return rc;
 }
 
