@@ -4,7 +4,8 @@
  * A solve runs the quick members one after another (each under a deadline
  * that also carries the caller's cancellation), pools every schedule they
  * return, then gives FastSA the time left, starting from the pool's best
- * plans as well as from its own starts. The answer is the pool's pick
+ * plans as well as from its own starts; on small graphs Checkmate's MILP
+ * gets what FastSA leaves (run_exact). The answer is the pool's pick
  * (src/plan/cands.h: cheapest within the budget, else the lowest peak); the plan
  * names the member that made it (Plan.origin). A re-solve for a new budget
  * (the slider) picks from the pool and from the members that keep a
