@@ -65,7 +65,7 @@ static int solve_lp(const CmModel *M, double t0, double limit, Progress *p, doub
     Clp_setLogLevel(clp, 0);
     /* dual simplex after CLP's presolve, without CLP's scaling (the model
      * is scaled already, model.h): measured on MobileNet's training graph
-     * (185 nodes) at 80 %, 11.6 s -> 5.4 s, and ResNet-50's (353 nodes)
+     * (185 nodes) at 80 %, 11.6 s -> 5.4-6.2 s, and ResNet-50's (353 nodes)
      * from over 120 s to 76 s, the same bounds; the primal and barrier
      * methods took 85-94 s on MobileNet */
     Clp_scaling(clp, 0);
