@@ -265,10 +265,7 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progr
  * CBC proves there in about a second. */
 static int run_exact(Solver *s, int64_t budget, double seconds, Progress *p)
 {
-    int running = 0;
-    for (int v = 0; v < s->g->n; v++)
-        running += s->g->nodes[v].phase != PHASE_INPUT;
-    if (seconds < 0.25 || running > EXACT_MAX_NODES || strcmp(solver_opt_str(s, "exact"), "on") != 0 ||
+    if (seconds < 0.25 || graph_running_nodes(s->g) > EXACT_MAX_NODES || strcmp(solver_opt_str(s, "exact"), "on") != 0 ||
         !member_on(s, "checkmate"))
         return ERR_OK;
     Plan start, out;

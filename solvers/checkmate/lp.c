@@ -116,18 +116,10 @@ static int relax_graph_order(const Graph *g, int64_t budget, double t0, double l
     return rc;
 }
 
-static int running_nodes(const Graph *g)
-{
-    int m = 0;
-    for (int v = 0; v < g->n; v++)
-        m += g->nodes[v].phase != PHASE_INPUT;
-    return m;
-}
-
 int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress *p, double *bound,
                        Err *e)
 {
-    int m = running_nodes(g);
+    int m = graph_running_nodes(g);
     if (m > CHECKMATE_LP_MAX_NODES)
         return err_set(e, ERR_LIMIT, "no LP bound for %d nodes (at most %d)", m, CHECKMATE_LP_MAX_NODES);
     CmModel M;
@@ -159,7 +151,7 @@ static int lp_prepare(Solver *s, Err *e)
         return err_set(e, ERR_USAGE, "checkmate-lp: roundings=%lld: expected 0..100000", r);
     if (!(f > 0 && f <= 1))
         return err_set(e, ERR_USAGE, "checkmate-lp: lp_budget=%g: expected a share in (0, 1]", f);
-    int m = running_nodes(s->g);
+    int m = graph_running_nodes(s->g);
     if (m > maxn)
         return err_set(e, ERR_LIMIT,
                        "checkmate-lp: %d nodes exceed max_nodes=%lld; the LP grows with the square of "

@@ -48,9 +48,7 @@ static int milp_prepare(Solver *s, Err *e)
         return err_set(e, ERR_USAGE, "checkmate: order=%s: expected both, graph or best", o);
     if (strcmp(w, "auto") && strcmp(w, "greedy") && strcmp(w, "none"))
         return err_set(e, ERR_USAGE, "checkmate: warm=%s: expected auto, greedy or none", w);
-    int m = 0;
-    for (int v = 0; v < s->g->n; v++)
-        m += s->g->nodes[v].phase != PHASE_INPUT;
+    int m = graph_running_nodes(s->g);
     if (m > maxn)
         return err_set(e, ERR_LIMIT,
                        "checkmate: %d nodes exceed max_nodes=%lld; the MILP grows with the square of "

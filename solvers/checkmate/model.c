@@ -325,9 +325,7 @@ void cm_extract(const CmModel *M, const double *x, Plan *out)
 int *cm_order_of(const Graph *g, const int *steps, int T, int *n)
 {
     unsigned char *seen = xcalloc((size_t)g->n + 1, 1);
-    int *ord = xmallocarray((size_t)g->n + 1, sizeof *ord), m = 0, need = 0;
-    for (int v = 0; v < g->n; v++)
-        need += g->nodes[v].phase != PHASE_INPUT;
+    int *ord = xmallocarray((size_t)g->n + 1, sizeof *ord), m = 0, need = graph_running_nodes(g);
     for (int t = 0; t < T; t++)
         if (!seen[steps[t]]) {
             seen[steps[t]] = 1;

@@ -514,6 +514,14 @@ int graph_is_forward_only(const Graph *g)
     return 1;
 }
 
+int graph_running_nodes(const Graph *g)
+{
+    int m = 0;
+    for (int v = 0; v < g->n; v++)
+        m += g->nodes[v].phase != PHASE_INPUT;
+    return m;
+}
+
 int64_t graph_min_peak(const Graph *g, int *node)
 {
     int64_t best = 0, outs = 0;

@@ -151,4 +151,7 @@ int graph_is_forward_only(const Graph *g);
  * A budget below this cannot be met by any solver. Sets *node to that node. */
 int64_t graph_min_peak(const Graph *g, int *node);
 
+/* Nodes that run (every node but the inputs). */
+int graph_running_nodes(const Graph *g);
+
 #endif
