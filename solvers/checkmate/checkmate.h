@@ -26,8 +26,9 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
 /* checkmate's solve (a solver of class "checkmate", its own options) with
  * `start` as CBC's warm start and the source of the best plan's order, in
  * place of its warm= portfolio: the auto portfolio hands it its pool's best
- * plan. The plan comes back simulated (peak, cost) and within the budget;
- * ERR_INVALID if it did not check out. */
+ * plan. Like a solve, it returns the plan's steps: each order's plan was
+ * simulated by the spec and is within the budget, and the caller
+ * simulates the answer (as solver_plan does; auto's pool does). */
 int checkmate_solve_from(Solver *s, int64_t budget, const Plan *start, Plan *out, Progress *p, Err *e);
 
 #endif
