@@ -25,6 +25,7 @@
 #include "src/plan/solver.h"
 #include "src/base/clock.h"
 #include "src/plan/subproc.h"
+#include "src/plan/tidy.h"
 #include "src/base/xalloc.h"
 
 typedef struct {
@@ -252,6 +253,8 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     }
     int best = cands_pick(&cs, budget);
     rc = best >= 0 ? cands_emit(&cs, best, out, p, e) : err_set(e, ERR_CANCELLED, "checkmate-lp: cancelled");
+    if (rc == ERR_OK)   /* rounding reruns what a kept copy could serve */
+        plan_tidy(g, out->steps, &out->T, budget, s->rule);
     plan_done(&pl);
     cands_done(&cs);
     free(keep);

@@ -22,6 +22,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/plan/subproc.h"
+#include "src/plan/tidy.h"
 #include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
@@ -500,6 +501,9 @@ static int milp_run(Solver *s, int64_t budget, const Plan *given, Plan *out, Pro
     if (ok && rc != ERR_CANCELLED) {
         rc = ERR_OK;
         err_clear(e);
+        /* an incumbent CBC stopped at can run nodes again for nothing */
+        plan_tidy(g, out->steps, &out->T, budget, s->rule);
+        got = plan_steps_cost(g, out);
         /* optimal over the orders solved: no order's bound is below it */
         out->bound = lb < got ? lb : got;
         out->optimal = got <= lb * (1 + 1e-9);

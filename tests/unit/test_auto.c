@@ -96,6 +96,10 @@ static void test_exact_member(void **st)
         fail_msg("auto %.0f (%s), without the exact member %.0f, checkmate's optimum %.0f", p1.cost,
                  p1.origin ? p1.origin : "?", p0.cost, pc.cost);
     assert_string_equal(p1.origin, "checkmate");
+    /* what the exact member proved is said with the plan; without it,
+     * nothing is claimed */
+    assert_true(p1.optimal && p1.bound > 0 && p1.bound <= p1.cost);
+    assert_true(p0.bound < 0 && !p0.optimal);
     plan_done(&p0);
     plan_done(&p1);
     plan_done(&pc);
