@@ -125,14 +125,7 @@ static Graph *random_forward(unsigned *seed, int n, int read_outputs)
 /* A random forward DAG made a training graph. */
 static Graph *random_training(unsigned *seed, int n)
 {
-    Graph *f = random_forward(seed, n, 0);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    if (!g)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return g;
+    return tu_make_training(random_forward(seed, n, 0));
 }
 
 static void test_incremental_peak_matches_sim(void **state)
@@ -171,49 +164,24 @@ static void test_incremental_peak_matches_sim(void **state)
     assert_true(recomputing > 80); /* the walks really did recompute */
 }
 
-static Graph *chain_training(int n)
-{
-    char spec[4096];
-    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; f0:x");
-    for (int i = 1; i < n; i++)
-        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d:f%d", i, i - 1);
-    Graph *f = tu_graph(spec);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    if (!g)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return g;
-}
-
-static void check_plan(const Graph *g, const Plan *p)
-{
-    double c = -1;
-    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
-    assert_true(pk >= 0);
-    assert_int_equal(pk, p->peak);
-    assert_true(c == p->cost);
-}
-
 static const char *const OPTS[] = {"iters=200000", "time_limit=60", "seed=3", NULL};
 
 static void test_chain32_budgets(void **state)
 {
     (void)state;
-    Graph *g = chain_training(32);
+    Graph *g = tu_chain_training("f", 0, 32);
     Plan n, p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
     /* generous: the baseline peak itself */
     assert_int_equal(tu_solve(g, "fastsa", n.peak, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= n.peak);
     assert_true(p.cost <= n.cost + 2); /* barely any recomputation needed */
     plan_done(&p);
     /* tight: a quarter of the baseline */
     int64_t tight = n.peak / 4;
     assert_int_equal(tu_solve(g, "fastsa", tight, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= tight);
     assert_true(p.peak < n.peak);
     assert_true(p.cost > n.cost);
@@ -229,12 +197,12 @@ static void test_fig1(void **state)
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     assert_int_equal(tu_solve(g, "fastsa", 3, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_int_equal(p.peak, 3);
     assert_true(p.cost == 6); /* A B C D A E: one recomputation is optimal */
     plan_done(&p);
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.cost == 5);
     plan_done(&p);
     graph_free(g);
@@ -258,8 +226,8 @@ static void test_same_seed_same_plan(void **state)
     assert_true(r3 == ERR_OK || r3 == ERR_OVER_BUDGET);
     assert_int_equal(a.T, b.T);
     assert_memory_equal(a.steps, b.steps, (size_t)a.T * sizeof *a.steps);
-    check_plan(g, &a);
-    check_plan(g, &c);
+    tu_check_plan(g, &a);
+    tu_check_plan(g, &c);
     plan_done(&a);
     plan_done(&b);
     plan_done(&c);
@@ -270,27 +238,17 @@ static void test_same_seed_same_plan(void **state)
 static void test_resolve_warm_start(void **state)
 {
     (void)state;
-    Graph *g = chain_training(24);
+    Graph *g = tu_chain_training("f", 0, 24);
     Plan n, p, q;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
-    SolverOpts o;
-    solver_opts_init(&o);
-    Err e;
-    err_clear(&e);
-    for (int i = 0; OPTS[i]; i++)
-        assert_int_equal(solver_opts_add(&o, OPTS[i], &e), ERR_OK);
-    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
-    plan_init(&p);
-    plan_init(&q);
-    assert_int_equal(solver_plan(s, n.peak * 3 / 5, NULL, &p, NULL, &e), ERR_OK);
-    check_plan(g, &p);
+    Solver *s = tu_solver(g, "fastsa", OPTS);
+    assert_int_equal(tu_plan(s, n.peak * 3 / 5, NULL, &p), ERR_OK);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= n.peak * 3 / 5);
     assert_true(fastsa_last_tried(s) > 0);
     /* a tighter budget from the previous plan */
-    assert_int_equal(solver_plan(s, n.peak / 4, &p, &q, NULL, &e), ERR_OK);
-    check_plan(g, &q);
+    assert_int_equal(tu_plan(s, n.peak / 4, &p, &q), ERR_OK);
+    tu_check_plan(g, &q);
     assert_true(q.peak <= n.peak / 4);
     plan_done(&p);
     plan_done(&q);
@@ -305,38 +263,25 @@ static void test_resolve_warm_start(void **state)
 static void test_resolve_below_missed_floor(void **state)
 {
     (void)state;
-    Err le;
-    Graph *g = graph_load("samples/transformer_small.json", &le);
-    assert_non_null(g);
+    Graph *g = tu_load("samples/transformer_small.json");
     int node;
     int64_t lo = graph_min_peak(g, &node);
-    SolverOpts o;
-    solver_opts_init(&o);
-    Err e;
-    err_clear(&e);
     /* so few mutations that the lower bound is out of reach */
     const long long iters = 200;
-    assert_int_equal(solver_opts_add(&o, "iters=200", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "time_limit=60", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "resolve_time=60", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "seed=5", &e), ERR_OK);
-    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
+    const char *opts[] = {"iters=200", "time_limit=60", "resolve_time=60", "seed=5", NULL};
+    Solver *s = tu_solver(g, "fastsa", opts);
     Plan p, q;
-    plan_init(&p);
-    plan_init(&q);
     int64_t b0 = lo;
-    int rc0 = solver_plan(s, b0, NULL, &p, NULL, &e);
+    int rc0 = tu_plan(s, b0, NULL, &p);
     assert_int_equal(rc0, ERR_OVER_BUDGET);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     long long full = fastsa_last_tried(s);
     assert_true(full > iters + iters / 10);   /* grouping: two stages */
     int64_t b1 = b0 + (p.peak - b0) / 2;  /* higher, still below what it reached */
     if (b1 >= p.peak)
         b1 = p.peak - 1;
-    assert_int_equal(solver_plan(s, b1, &p, &q, NULL, &e), ERR_OVER_BUDGET);
-    check_plan(g, &q);
+    assert_int_equal(tu_plan(s, b1, &p, &q), ERR_OVER_BUDGET);
+    tu_check_plan(g, &q);
     /* the warm anneal alone: at most one stage and its tenth */
     assert_true(fastsa_last_tried(s) <= iters + iters / 10 + 1);
     plan_done(&p);
@@ -367,7 +312,7 @@ static void test_random_plans(void **state)
                 Plan p;
                 int rc = tu_solve(g, "fastsa", b, &p, o);
                 assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
-                check_plan(g, &p);
+                tu_check_plan(g, &p);
                 assert_true((rc == ERR_OK) == (p.peak <= b));
                 assert_true(p.peak <= n.peak);
                 met += rc == ERR_OK;
@@ -415,7 +360,7 @@ static void test_never_worse_than_its_starts(void **state)
             int ru = tu_solve(g, "fastsa", b, &u, off);
             int rq = tu_solve(g, "greedy", b, &q, NULL);
             assert_true(rf == ERR_OK || rf == ERR_OVER_BUDGET);
-            check_plan(g, &f);
+            tu_check_plan(g, &f);
             if (rq == ERR_OK) {
                 assert_int_equal(rf, ERR_OK);
                 assert_true(f.cost <= q.cost);
@@ -457,7 +402,7 @@ static void test_pin_force(void **state)
     /* at the baseline peak nothing needs recomputing; forced, B runs twice */
     const char *force[] = {"iters=20000", "time_limit=60", "force=B,C", NULL};
     assert_int_equal(tu_solve(g, "fastsa", 4, &p, force), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     int rb = 0, rcc = 0;
     for (int t = 0; t < p.T; t++) {
         rb += p.steps[t] == graph_find(g, "B");
@@ -475,26 +420,16 @@ static void test_pin_force(void **state)
     assert_true(runs <= 1);
     plan_done(&p);
     /* refusals and mistakes, each in one line */
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    solver_opts_add(&o, "pin=A", &e);
-    assert_null(solver_new(solver_find("greedy"), g, &o, &e));
+    const char *pin_a[] = {"pin=A", NULL}, *pin_z[] = {"pin=Z", NULL};
+    const char *both[] = {"pin=A", "force=A", NULL};
+    assert_null(tu_solver_new(g, "greedy", pin_a, &e));
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "greedy cannot honour pin/force"));
-    solver_opts_done(&o);
-    solver_opts_init(&o);
-    solver_opts_add(&o, "pin=Z", &e);
-    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_null(tu_solver_new(g, "fastsa", pin_z, &e));
     assert_non_null(strstr(e.msg, "option pin: no node 'Z' in the graph"));
-    solver_opts_done(&o);
-    solver_opts_init(&o);
-    solver_opts_add(&o, "pin=A", &e);
-    solver_opts_add(&o, "force=A", &e);
-    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_null(tu_solver_new(g, "fastsa", both, &e));
     assert_non_null(strstr(e.msg, "node 'A' is both pinned and forced"));
-    solver_opts_done(&o);
     graph_free(g);
 }
 
@@ -504,19 +439,16 @@ static void test_pin_force(void **state)
 static void test_describe_groups(void **state)
 {
     (void)state;
-    Graph *g = chain_training(16);
+    Graph *g = tu_chain_training("f", 0, 16);
     const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
     Solver *s = tu_solver(g, "fastsa", opts);
-    Err e;
     Plan p;
-    plan_init(&p);
     int64_t bp;
     double bc;
     sim_baseline(g, &bp, &bc);
-    assert_int_equal(solver_plan(s, bp / 2, NULL, &p, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, bp / 2, NULL, &p), ERR_OK);
     Overlay ov;
-    overlay_init(&ov);
-    assert_int_equal(s->cls->describe(s, &p, &ov, &e), ERR_OK);
+    tu_describe(s, &p, &ov);
     assert_non_null(strstr(ov.title, "fastsa: best of "));
     assert_true(ov.n > 0);
     for (int i = 0; i < ov.n; i++) {
@@ -536,11 +468,10 @@ static void test_describe_groups(void **state)
 static void test_cancel(void **state)
 {
     (void)state;
-    Graph *g = chain_training(16);
+    Graph *g = tu_chain_training("f", 0, 16);
+    Solver *s = tu_solver(g, "fastsa", NULL);
     Err e;
     err_clear(&e);
-    Solver *s = solver_new(solver_find("fastsa"), g, NULL, &e);
-    assert_non_null(s);
     Progress pr;
     progress_init(&pr);
     atomic_store(&pr.cancel, 1);

@@ -74,16 +74,23 @@ static inline Graph *tu_graph(const char *spec)
     return g;
 }
 
-/* The training graph (graph_make_training) of a tu_graph spec. */
-static inline Graph *tu_training(const char *spec)
+/* The training graph (graph_make_training) of forward graph f, which it
+ * frees; fails the test when f cannot be made one. */
+static inline Graph *tu_make_training(Graph *f)
 {
-    Graph *f = tu_graph(spec);
     Err e;
     err_clear(&e);
     Graph *g = graph_make_training(f, &e);
+    if (!g)
+        fail_msg("graph_make_training: %s", e.msg);
     graph_free(f);
-    assert_non_null(g);
     return g;
+}
+
+/* The training graph (graph_make_training) of a tu_graph spec. */
+static inline Graph *tu_training(const char *spec)
+{
+    return tu_make_training(tu_graph(spec));
 }
 
 /* Independent re-validation of a schedule, straight from spec §3 with
@@ -170,28 +177,89 @@ static inline Graph *tu_random_chain_training(unsigned *seed, int nf, int ws)
         }
     }
     assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    if (!t)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return t;
+    return tu_make_training(f);
+}
+
+/* Graph loaded from a file (any format graph_load reads); fails the test
+ * naming the file on error. */
+static inline Graph *tu_load(const char *path)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_load(path, &e);
+    if (!g)
+        fail_msg("%s: %s", path, e.msg);
+    return g;
+}
+
+/* The training graph of the forward chain x -> P<first> -> ... ->
+ * P<first+n-1> (P the prefix), unit sizes and costs. */
+static inline Graph *tu_chain_training(const char *prefix, int first, int n)
+{
+    char spec[4096];
+    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; %s%d:x", prefix, first);
+    for (int i = first + 1; i < first + n; i++)
+        u += (size_t)snprintf(spec + u, sizeof spec - u, "; %s%d:%s%d", prefix, i, prefix, i - 1);
+    return tu_training(spec);
+}
+
+/* Plan p re-checked by the independent checker: valid, and the same peak
+ * and cost as the plan says. */
+static inline void tu_check_plan(const Graph *g, const Plan *p)
+{
+    double c = -1;
+    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
+    assert_true(pk >= 0);
+    assert_int_equal(pk, p->peak);
+    assert_true(c == p->cost);
+}
+
+/* solver_new for class `name` with options (NULL-terminated "k=v" list, a
+ * bad one fails the test); NULL with *e set when the solver refuses g. */
+static inline Solver *tu_solver_new(const Graph *g, const char *name, const char *const *opts, Err *e)
+{
+    const SolverClass *cls = solver_find(name);
+    if (!cls)
+        fail_msg("no solver %s", name);
+    SolverOpts o;
+    solver_opts_init(&o);
+    err_clear(e);
+    for (int i = 0; opts && opts[i]; i++)
+        assert_int_equal(solver_opts_add(&o, opts[i], e), ERR_OK);
+    Solver *s = solver_new(cls, g, &o, e);
+    solver_opts_done(&o);
+    return s;
 }
 
 /* A solver for g with options (NULL-terminated "k=v" list); fails the test
  * when it cannot be made. */
 static inline Solver *tu_solver(const Graph *g, const char *name, const char *const *opts)
 {
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
-    Solver *s = solver_new(solver_find(name), g, &o, &e);
-    solver_opts_done(&o);
+    Solver *s = tu_solver_new(g, name, opts, &e);
     if (!s)
         fail_msg("solver %s: %s", name, e.msg);
     return s;
+}
+
+/* One solver_plan call (warm-started from prev when non-NULL) into a fresh
+ * *out; returns its status. */
+static inline int tu_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out)
+{
+    Err e;
+    err_clear(&e);
+    plan_init(out);
+    return solver_plan(s, budget, prev, out, NULL, &e);
+}
+
+/* The solver's structure for plan p into a fresh *o; fails the test when
+ * describe does. */
+static inline void tu_describe(Solver *s, const Plan *p, Overlay *o)
+{
+    Err e;
+    err_clear(&e);
+    overlay_init(o);
+    assert_int_equal(s->cls->describe(s, p, o, &e), ERR_OK);
 }
 
 /* Run solver `name` with options (NULL-terminated "k=v" list) at budget;
@@ -199,21 +267,11 @@ static inline Solver *tu_solver(const Graph *g, const char *name, const char *co
 static inline int tu_solve(const Graph *g, const char *name, int64_t budget, Plan *out,
                            const char *const *opts)
 {
-    const SolverClass *cls = solver_find(name);
-    if (!cls)
-        fail_msg("no solver %s", name);
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
-    Solver *s = solver_new(cls, g, &o, &e);
-    solver_opts_done(&o);
+    Solver *s = tu_solver_new(g, name, opts, &e);
     if (!s)
         return e.code;
-    plan_init(out);
-    int rc = solver_plan(s, budget, NULL, out, NULL, &e);
+    int rc = tu_plan(s, budget, NULL, out);
     solver_free(s);
     return rc;
 }
