@@ -136,16 +136,6 @@ static void test_chaindp(void **state)
     chaindp_free(&d);
 }
 
-static Graph *load(const char *path)
-{
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(path, &e);
-    if (!g)
-        fail_msg("%s: %s", path, e.msg);
-    return g;
-}
-
 /* plan with options opts at budget b (or none) re-validated by the
  * independent checker; returns cost, -1 if over; *peak the plan's peak
  * (-1 when refused up front); steps copied to *steps when non-NULL */
@@ -186,7 +176,7 @@ static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *
 
 static void check_join_graph(const char *path, int branches)
 {
-    Graph *g = load(path);
+    Graph *g = tu_load(path);
     int64_t bpk, pk, pk2;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -205,17 +195,12 @@ static void check_join_graph(const char *path, int branches)
     /* min-memory: the lowest peak of all strategies */
     double cm = plan_at(g, "min-memory", PLAN_NO_BUDGET, &pk);
     assert_true(cm > bcost && pk < bpk);
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "join", NULL);
     Plan pl;
-    plan_init(&pl);
-    assert_int_equal(solver_plan(s, pk, NULL, &pl, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, pk, NULL, &pl), ERR_OK);
     assert_true(pl.peak <= pk);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    tu_describe(s, &pl, &o);
     char want[64];
     snprintf(want, sizeof want, "%d branches", branches);
     assert_non_null(strstr(o.title, want));
@@ -274,18 +259,16 @@ static void test_refuse(void **state)
     (void)state;
     const char *files[] = {"samples/skip.json", "samples/chain32.json"};
     for (int i = 0; i < 2; i++) {
-        Graph *g = load(files[i]);
+        Graph *g = tu_load(files[i]);
         Err e;
-        err_clear(&e);
-        assert_null(solver_new(solver_find("join"), g, NULL, &e));
+        assert_null(tu_solver_new(g, "join", NULL, &e));
         assert_int_equal(e.code, ERR_UNSUPPORTED);
         assert_non_null(strstr(e.msg, "not start as separate branches"));
         graph_free(g);
     }
-    Graph *g = load("samples/kumar_fig1.json");
+    Graph *g = tu_load("samples/kumar_fig1.json");
     Err e;
-    err_clear(&e);
-    assert_null(solver_new(solver_find("join"), g, NULL, &e));
+    assert_null(tu_solver_new(g, "join", NULL, &e));
     assert_non_null(strstr(e.msg, "not a training graph"));
     graph_free(g);
 }
@@ -349,7 +332,7 @@ static double auto_dominates(const Graph *g, int64_t b)
 static void test_siamese_hetero(void **state)
 {
     (void)state;
-    Graph *g = load("samples/models/siamese.json");
+    Graph *g = tu_load("samples/models/siamese.json");
     int64_t bpk, pk, hpk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -368,30 +351,26 @@ static void test_siamese_hetero(void **state)
     for (int pct = 100; pct >= 55; pct -= 5)
         auto_dominates(g, bpk * pct / 100);
     /* describe names the heterogeneous schedule and still shows stages */
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "join", NULL);
     Plan pl;
-    plan_init(&pl);
-    assert_int_equal(solver_plan(s, b75, NULL, &pl, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, b75, NULL, &pl), ERR_OK);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    tu_describe(s, &pl, &o);
     assert_non_null(strstr(o.title, "heterogeneous, reversed"));
     assert_non_null(strstr(o.title, "Theorem 3.3 minimum 5 slots"));
     assert_non_null(strstr(o.groups[0].label, "branch 1 stage 1"));
     overlay_done(&o);
     /* resolve: a tighter budget on the same prepared tables */
     Plan p2;
-    plan_init(&p2);
     int64_t b70 = bpk * 70 / 100;
-    assert_int_equal(solver_plan(s, b70, &pl, &p2, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, b70, &pl, &p2), ERR_OK);
     assert_true(p2.peak <= b70 && tu_check_peak(g, p2.steps, p2.T, &c) == p2.peak);
     /* just above the graph's lower bound: over budget, Theorem 3.3 named */
     plan_done(&p2);
     plan_init(&p2);
     int64_t lb = graph_min_peak(g, NULL) + 1;
+    Err e;
+    err_clear(&e);
     assert_int_equal(solver_plan(s, lb, &pl, &p2, NULL, &e), ERR_OVER_BUDGET);
     assert_non_null(strstr(e.msg, "Theorem 3.3: the join needs at least 5 slots"));
     plan_done(&p2);
@@ -406,7 +385,7 @@ static void test_siamese_hetero(void **state)
 static void test_join3_hetero(void **state)
 {
     (void)state;
-    Graph *g = load("samples/join3.json");
+    Graph *g = tu_load("samples/join3.json");
     int64_t bpk, pk, p2;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -452,20 +431,15 @@ static void test_equal_stages(void **state)
 static void test_options(void **state)
 {
     (void)state;
-    Graph *g = load("samples/join3.json");
+    Graph *g = tu_load("samples/join3.json");
     const char *bad[][2] = {{"model=bogus", "model=bogus: expected auto"},
                             {"mem_resolution=0", "mem_resolution=0: expected 1..4096"}};
     for (int i = 0; i < 2; i++) {
         const char *opts[] = {bad[i][0], NULL};
-        SolverOpts o;
-        solver_opts_init(&o);
         Err e;
-        err_clear(&e);
-        assert_int_equal(solver_opts_add(&o, opts[0], &e), ERR_OK);
-        assert_null(solver_new(solver_find("join"), g, &o, &e));
+        assert_null(tu_solver_new(g, "join", opts, &e));
         assert_int_equal(e.code, ERR_USAGE);
         assert_non_null(strstr(e.msg, bad[i][1]));
-        solver_opts_done(&o);
     }
     graph_free(g);
 }
