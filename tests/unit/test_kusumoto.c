@@ -34,31 +34,7 @@ static Graph *random_training(unsigned *seed, int nf)
         }
     }
     assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    assert_non_null(t);
-    graph_free(f);
-    return t;
-}
-
-static Graph *training(const char *spec)
-{
-    Graph *f = tu_graph(spec);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
-    graph_free(f);
-    return g;
-}
-
-static Graph *load(const char *path)
-{
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(path, &e);
-    if (!g)
-        fail_msg("%s: %s", path, e.msg);
-    return g;
+    return tu_make_training(f);
 }
 
 /* ---- the model, from the paper's equations (1) and (2) ---------------- */
@@ -357,8 +333,6 @@ static void test_dp_vs_brute(void **state)
     (void)approx_worse;
 }
 
-static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e);
-
 /* Simulated peak and cost of every chain's canonical schedule. */
 typedef struct {
     const KusFamily *f;
@@ -410,7 +384,7 @@ static void test_vs_canonical_sim(void **state)
         SimAll *a = calloc(1, sizeof *a);
         a->f = f;
         each_chain(&t, sim_chain, a);
-        Solver *s = new_solver(g, "kusumoto-exact", opts, &e);
+        Solver *s = tu_solver_new(g, "kusumoto-exact", opts, &e);
         assert_non_null(s);
         for (int q = 0; q < a->n; q++) {
             int64_t B = a->peak[q];
@@ -440,18 +414,6 @@ static void test_vs_canonical_sim(void **state)
 
 /* ---- the solvers end to end ------------------------------------------ */
 
-static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e)
-{
-    SolverOpts o;
-    solver_opts_init(&o);
-    err_clear(e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], e), ERR_OK);
-    Solver *s = solver_new(solver_find(name), g, &o, e);
-    solver_opts_done(&o);
-    return s;
-}
-
 static const char *const samples[] = {"samples/chain32.json", "samples/skip.json",
                                       "samples/join3.json", "samples/transformer_small.json",
                                       "samples/unet_small.json"};
@@ -462,7 +424,7 @@ static void test_samples(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        Graph *g = load(samples[i]);
+        Graph *g = tu_load(samples[i]);
         int64_t bpk;
         double bcost;
         sim_baseline(g, &bpk, &bcost);
@@ -512,7 +474,7 @@ static void test_samples(void **state)
 static void test_chain32(void **state)
 {
     (void)state;
-    Graph *g = load("samples/chain32.json");
+    Graph *g = tu_load("samples/chain32.json");
     int64_t bpk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -535,7 +497,7 @@ static void test_strategies(void **state)
     const char *const mem[] = {"strategy=memory", NULL};
     int lower = 0;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        Graph *g = load(samples[i]);
+        Graph *g = tu_load(samples[i]);
         for (int a = 0; a < 2; a++) {
             const char *name = a ? "kusumoto-approx" : "kusumoto-exact";
             Plan pt, pm;
@@ -562,17 +524,15 @@ static void test_strategies(void **state)
 static void test_resolve_describe(void **state)
 {
     (void)state;
-    Graph *g = load("samples/transformer_small.json");
+    Graph *g = tu_load("samples/transformer_small.json");
     int64_t bpk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
-    Err e;
-    Solver *s = new_solver(g, "kusumoto-approx", NULL, &e);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "kusumoto-approx", NULL);
     Plan a, b;
-    plan_init(&a);
+    assert_int_equal(tu_plan(s, bpk, NULL, &a), ERR_OK);
     plan_init(&b);
-    assert_int_equal(solver_plan(s, bpk, NULL, &a, NULL, &e), ERR_OK);
+    Err e;
     int64_t budgets[] = {bpk * 3 / 4, bpk * 9 / 10, bpk * 7 / 10};
     for (int q = 0; q < 3; q++) {
         int r1 = solver_plan(s, budgets[q], &a, &b, NULL, &e);
@@ -585,8 +545,7 @@ static void test_resolve_describe(void **state)
         plan_copy(&a, &b);
     }
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &a, &o, &e), ERR_OK);
+    tu_describe(s, &a, &o);
     assert_non_null(o.title);
     char want[32];
     int kb = 0;   /* the blocks come first, then the caches after V_1..V_{k-1} */
@@ -657,7 +616,7 @@ static void test_refusals(void **state)
     Err e;
     /* forward only: no backward pass */
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
-    Solver *s = new_solver(g, "kusumoto-approx", NULL, &e);
+    Solver *s = tu_solver_new(g, "kusumoto-approx", NULL, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "kusumoto-approx: not a training graph (no bwd node names a forward node"));
@@ -668,9 +627,9 @@ static void test_refusals(void **state)
     for (int i = 0; i < 16; i++)
         k += snprintf(buf + k, sizeof buf - (size_t)k, "; b%d:x", i);
     snprintf(buf + k, sizeof buf - (size_t)k, "; j:b0,b1,b2,b3,b4,b5,b6,b7,b8,b9,b10,b11,b12,b13,b14,b15");
-    g = training(buf);
+    g = tu_training(buf);
     const char *const cap[] = {"max_lower_sets=5000", NULL};
-    s = new_solver(g, "kusumoto-exact", cap, &e);
+    s = tu_solver_new(g, "kusumoto-exact", cap, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "exceeds the limit max_lower_sets=5000"));
@@ -682,12 +641,12 @@ static void test_refusals(void **state)
     plan_done(&pl);
     /* under the cap the exact family is every lower set: 2^16 + 1 */
     const char *const big[] = {"max_lower_sets=70000", NULL};
-    s = new_solver(g, "kusumoto-exact", big, &e);
+    s = tu_solver_new(g, "kusumoto-exact", big, &e);
     assert_non_null(s);
     solver_free(s);
     /* bad options */
     const char *const bad[] = {"strategy=fast", NULL};
-    s = new_solver(g, "kusumoto-approx", bad, &e);
+    s = tu_solver_new(g, "kusumoto-approx", bad, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_USAGE);
     graph_free(g);
@@ -698,7 +657,7 @@ static void test_refusals(void **state)
 static void test_emit_chain(void **state)
 {
     (void)state;
-    Graph *g = training("!x; a:x; b:a; c:b; d:c");
+    Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);
     assert_non_null(f);
@@ -732,7 +691,7 @@ static void test_emit_chain(void **state)
 static void test_family(void **state)
 {
     (void)state;
-    Graph *g = training("!x; a:x; b:a; c:b; d:c");
+    Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);
     assert_non_null(f);
@@ -755,7 +714,7 @@ static void test_family(void **state)
     assert_int_equal(f->N, 5);   /* ∅ and the 4 prefixes; F is anc(d) */
     kus_family_free(f);
     graph_free(g);
-    g = training("!x; p:x; q:x; r:x; j:p,q,r");
+    g = tu_training("!x; p:x; q:x; r:x; j:p,q,r");
     f = kus_family_new(g, 0, 100, &e);
     assert_int_equal(f->N, 9);   /* subsets of {p,q,r}, then with j */
     kus_family_free(f);
