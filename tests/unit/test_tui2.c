@@ -31,9 +31,7 @@ static int wait_all(Session *s, const JobTask *tk, int n)
             left += !session_find(s, tk[k].cls, tk[k].opts, tk[k].budget);
         if (!left)
             return 1;
-        struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
-        poll(&pf, 1, 10);
-        session_poll(s);
+        tu_session_pump(s, 10);
     }
     return 0;
 }
@@ -44,10 +42,7 @@ static int wait_all(Session *s, const JobTask *tk, int n)
 static void compare_lists_every_solver_with_true_peaks(void **st)
 {
     (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
-    assert_non_null(s);
+    Session *s = tu_session(chain(), solver_find("noremat"));
     const Graph *g = s->g;
     int64_t base = s->base_peak, lo = s->min_peak;
     assert_true(lo < base);
@@ -416,10 +411,7 @@ static void cells_draw_every_node_and_edge(void **st)
 static void cached_plans_are_served_without_the_worker(void **st)
 {
     (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("greedy"), NULL, &e);
-    assert_non_null(s);
+    Session *s = tu_session(chain(), solver_find("greedy"));
     int at_min;
     int64_t lo = graph_min_peak(s->g, &at_min);
     int64_t b = lo + (s->base_peak - lo) / 3;

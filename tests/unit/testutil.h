@@ -1,9 +1,11 @@
 /* testutil.h — shared helpers for the cmocka unit tests: build a graph from
- * a compact text, run a solver end to end, and re-validate its plan with an
- * independent checker (written here from the spec, not from sim.c). */
+ * a compact text, run a solver end to end, re-validate its plan with an
+ * independent checker (written here from the spec, not from sim.c), and
+ * drive a session's worker. */
 #ifndef REMAT_TESTUTIL_H
 #define REMAT_TESTUTIL_H
 
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/graph/transform.h"
+#include "src/session/session.h"
 
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)
@@ -274,6 +277,27 @@ static inline int tu_solve(const Graph *g, const char *name, int64_t budget, Pla
     int rc = tu_plan(s, budget, NULL, out);
     solver_free(s);
     return rc;
+}
+
+/* A session on g (the session takes it) with solver cls; fails the test
+ * when it cannot be made. */
+static inline Session *tu_session(Graph *g, const SolverClass *cls)
+{
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(g, cls, NULL, &e);
+    if (!s)
+        fail_msg("session_new: %s", e.msg);
+    return s;
+}
+
+/* Wait up to ms milliseconds for the worker's pipe, then take whatever
+ * answers have arrived. */
+static inline void tu_session_pump(Session *s, int ms)
+{
+    struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
+    poll(&pf, 1, ms);
+    session_poll(s);
 }
 
 #endif
