@@ -28,9 +28,7 @@ static void test_never_worse_than_members(void **st)
         Graph *g = graph_load(SAMPLES[gi], &e);
         if (!g)
             fail_msg("%s", e.msg);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 90; pct >= 50; pct -= 20) {
             int64_t b = bp * pct / 100;
             if (b < graph_min_peak(g, NULL))
@@ -78,9 +76,7 @@ static void test_exact_member(void **st)
 {
     (void)st;
     Graph *g = gen_training("chain", 9, 7);
-    int64_t bp, lo = graph_min_peak(g, NULL);
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
     int64_t b = lo + (bp - lo) / 10;
     const char *off[] = {"time_limit=10", "exact=off", NULL}, *on[] = {"time_limit=10", NULL},
                *cm[] = {"time_limit=30", NULL};
@@ -110,9 +106,7 @@ static void test_resolve_from_pool(void **st)
     Err e;
     Graph *g = graph_load("samples/transformer_small.json", &e);
     assert_non_null(g);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     const char *opts[] = {"time_limit=2", NULL};
     Solver *s = tu_solver(g, "auto", opts);
     Plan p, q;

@@ -60,9 +60,7 @@ static void test_model_baseline_exact(void **st)
         Graph *g = tu_random_chain_training(&seed, 2 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         CmModel M;
         Err e;
         assert_int_equal(cm_build(&M, g, ord, n, bp, 1 << 26, &e), ERR_OK);
@@ -98,9 +96,7 @@ static void test_model_recomputing_schedules(void **st)
         Graph *g = tu_random_chain_training(&seed, 3 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
             Plan p;
             if (tu_solve(g, solvers[k], bp * 2 / 3, &p, NULL) != ERR_OK) {
@@ -223,9 +219,7 @@ static void test_budget_exact(void **st)
     int checked = 0;
     for (int k = 0; k < 4; k++) {
         Graph *g = gen_training(kinds[k], 9, 7);
-        int64_t bp, lo = graph_min_peak(g, NULL);
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
         int64_t b = lo + (bp - lo) / 2;
         Plan p, q;
         if (tu_solve(g, "checkmate", b, &p, opts) == ERR_OK && p.optimal) {
@@ -256,9 +250,7 @@ static void test_order_both(void **st)
     int compared = 0;
     for (int it = 0; it < 10; it++) {
         Graph *g = tu_random_chain_training(&seed, 3 + it % 4, 1);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         int64_t lo = graph_min_peak(g, NULL);
         for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 2) {
             const char *og[] = {"warm=greedy", "order=graph", NULL}, *ob[] = {"warm=greedy", "order=best", NULL},
@@ -297,9 +289,7 @@ static void test_lp_rounding_plans(void **st)
     int fits = 0;
     for (int it = 0; it < 10; it++) {
         Graph *g = tu_random_chain_training(&seed, 3 + it % 5, 1);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 100; pct >= 60; pct -= 20) {
             Plan p;
             int rc = tu_solve(g, "checkmate-lp", bp * pct / 100, &p, NULL);
@@ -353,9 +343,7 @@ static void test_cancel(void **st)
     pthread_create(&th, NULL, cancel_later, &c);
     Plan p;
     plan_init(&p);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     double t0 = now();
     int rc = solver_plan(s, bp / 3, NULL, &p, &pr, &e);
     double dt = now() - t0;

@@ -348,9 +348,7 @@ static void test_never_worse_than_its_starts(void **state)
     for (int gi = 0; gi < 10; gi++) {
         Graph *g = gi < 8 ? random_training(&seed, 5 + gi) : graph_load(gi == 8 ? "samples/chain32.json" : "samples/unet_small.json", &(Err){0});
         assert_non_null(g);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 80; pct >= 50; pct -= 15) {
             int64_t b = bp * pct / 100;
             if (b < graph_min_peak(g, NULL))
@@ -443,9 +441,7 @@ static void test_describe_groups(void **state)
     const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
     Solver *s = tu_solver(g, "fastsa", opts);
     Plan p;
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     assert_int_equal(tu_plan(s, bp / 2, NULL, &p), ERR_OK);
     Overlay ov;
     tu_describe(s, &p, &ov);

@@ -52,31 +52,10 @@ static void test_remat_fits_more(void **st)
     (void)st;
     /* LSTM-like training graph: echo recomputes the cheap ops, so a larger
      * multiplier fits the same memory */
-    char nodes[8192];
-    size_t u = (size_t)snprintf(nodes, sizeof nodes,
-                                "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
-    const char *prev = "x";
-    char names[40][32];
-    int k = 0;
-    for (int blk = 0; blk < 6; blk++) {
-        snprintf(names[k], 32, "mm%d", blk);
-        u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                              ",{\"id\":\"%s\",\"op\":\"matmul\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
-        prev = names[k++];
-        for (int j = 0; j < 3; j++) {
-            snprintf(names[k], 32, "ew%d_%d", blk, j);
-            u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                                  ",{\"id\":\"%s\",\"op\":\"tanh\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
-            prev = names[k++];
-        }
-    }
-    snprintf(nodes + u, sizeof nodes - u, "]}");
-    Graph *f = tu_graph_json(nodes);
+    Graph *f = tu_lstm_graph(0);
     Err e;
     Graph *g = graph_make_training(f, &e);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     FitResult r;
     assert_int_equal(fit_batch(g, solver_find("echo"), NULL, 8 * bp, -1, 4096, &r, NULL, &e), ERR_OK);
     assert_int_equal(r.b_plain, 8);

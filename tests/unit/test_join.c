@@ -240,9 +240,7 @@ static void test_join_vs_brute(void **state)
 {
     (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    int64_t bpk, pk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g), pk;
     for (int64_t b = bpk; b > 0; b--) {
         double opt = brute_optimum(g, b, NULL, NULL);
         double c = plan_at(g, "optimal", b, &pk);
@@ -386,9 +384,7 @@ static void test_join3_hetero(void **state)
 {
     (void)state;
     Graph *g = tu_load("samples/join3.json");
-    int64_t bpk, pk, p2;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g), pk, p2;
     for (int64_t b = bpk; b >= bpk / 2; b--)
         auto_dominates(g, b);
     int64_t b75 = bpk * 75 / 100, b50 = bpk / 2;
@@ -407,9 +403,7 @@ static void test_equal_stages(void **state)
 {
     (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    int64_t bpk, pk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g), pk;
     int got = 0;
     for (int64_t b = bpk; b > 0; b--) {
         double ca = auto_dominates(g, b);

@@ -525,9 +525,7 @@ static void test_resolve_describe(void **state)
 {
     (void)state;
     Graph *g = tu_load("samples/transformer_small.json");
-    int64_t bpk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g);
     Solver *s = tu_solver(g, "kusumoto-approx", NULL);
     Plan a, b;
     assert_int_equal(tu_plan(s, bpk, NULL, &a), ERR_OK);
@@ -677,9 +675,7 @@ static void test_emit_chain(void **state)
     /* x, b, c, d, loss and d.grad while d.grad runs; the baseline holds a too */
     assert_int_equal(tu_check_peak(g, pl.steps, pl.T, &c), 6);
     assert_true(c == 10);
-    int64_t bpk;
-    double bc;
-    sim_baseline(g, &bpk, &bc);
+    int64_t bpk = tu_baseline_peak(g);
     assert_int_equal(bpk, 7);
     plan_done(&pl);
     kus_family_free(f);

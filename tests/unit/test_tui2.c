@@ -151,9 +151,7 @@ static void sweep_plans_revalidate_and_chart(void **st)
 {
     (void)st;
     Graph *g = chain();
-    int64_t base;
-    double bcost;
-    sim_baseline(g, &base, &bcost);
+    int64_t base = tu_baseline_peak(g);
     int at_min;
     int64_t lo = graph_min_peak(g, &at_min);
     enum { N = 6 };

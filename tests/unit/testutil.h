@@ -96,6 +96,42 @@ static inline Graph *tu_training(const char *spec)
     return tu_make_training(tu_graph(spec));
 }
 
+/* The baseline (graph order, no recomputation) peak of g, for the tests
+ * that need only the peak of sim_baseline. */
+static inline int64_t tu_baseline_peak(const Graph *g)
+{
+    int64_t peak;
+    double cost;
+    sim_baseline(g, &peak, &cost);
+    return peak;
+}
+
+/* An LSTM-like forward graph: input x, then 6 blocks of a matmul and 3
+ * tanh ops, every value of size 10 and each node reading the one before.
+ * With costs, a matmul costs 100 and a tanh 1; without, the default. */
+static inline Graph *tu_lstm_graph(int costs)
+{
+    char nodes[8192];
+    size_t u = (size_t)snprintf(nodes, sizeof nodes,
+                                "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
+    char prev[32] = "x", id[32];
+    for (int blk = 0; blk < 6; blk++) {
+        for (int j = -1; j < 3; j++) {
+            int mm = j < 0;
+            if (mm)
+                snprintf(id, sizeof id, "mm%d", blk);
+            else
+                snprintf(id, sizeof id, "ew%d_%d", blk, j);
+            u += (size_t)snprintf(nodes + u, sizeof nodes - u,
+                                  ",{\"id\":\"%s\",\"op\":\"%s\",\"size\":10%s,\"inputs\":[\"%s\"]}", id,
+                                  mm ? "matmul" : "tanh", !costs ? "" : mm ? ",\"cost\":100" : ",\"cost\":1", prev);
+            memcpy(prev, id, sizeof prev);
+        }
+    }
+    snprintf(nodes + u, sizeof nodes - u, "]}");
+    return tu_graph_json(nodes);
+}
+
 /* Independent re-validation of a schedule, straight from spec §3 with
  * no shared code: O(T^2), for small tests. Returns peak, or -1 if invalid. */
 static inline int64_t tu_check_peak(const Graph *g, const int *s, int T, double *cost)
