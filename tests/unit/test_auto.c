@@ -19,9 +19,8 @@ static const char *const MEMBERS[] = {"noremat", "chen", "echo", "greedy", "revo
 
 #define FSA "iters=20000;restarts=0;time_limit=60"
 
-static void test_never_worse_than_members(void **st)
+static void test_never_worse_than_members(void **st TU_UNUSED)
 {
-    (void)st;
     int compared = 0;
     for (size_t gi = 0; gi < sizeof SAMPLES / sizeof *SAMPLES; gi++) {
         Err e;
@@ -72,9 +71,8 @@ static void test_never_worse_than_members(void **st)
  * 20-node training chain a tenth of the way from the smallest peak to the
  * baseline's, the pool alone is 7 % dearer than the MILP's proven optimum;
  * with the exact member auto reaches it and names checkmate. */
-static void test_exact_member(void **st)
+static void test_exact_member(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = gen_training("chain", 9, 7);
     int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
     int64_t b = lo + (bp - lo) / 10;
@@ -100,9 +98,8 @@ static void test_exact_member(void **st)
 
 /* A re-solve for a budget the pool already covers is a pick: it fits and
  * names its maker. */
-static void test_resolve_from_pool(void **st)
+static void test_resolve_from_pool(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     Graph *g = graph_load("samples/transformer_small.json", &e);
     assert_non_null(g);
@@ -127,9 +124,8 @@ static void test_resolve_from_pool(void **st)
     graph_free(g);
 }
 
-static void test_bad_options(void **st)
+static void test_bad_options(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A");
     SolverOpts o;
     Err e;

@@ -52,9 +52,8 @@ static double model_peak(const CmModel *M, const double *x)
     return pk;
 }
 
-static void test_model_baseline_exact(void **st)
+static void test_model_baseline_exact(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 77;
     for (int it = 0; it < 30; it++) {
         Graph *g = tu_random_chain_training(&seed, 2 + it % 6, 1);
@@ -84,9 +83,8 @@ static void test_model_baseline_exact(void **st)
     }
 }
 
-static void test_model_recomputing_schedules(void **st)
+static void test_model_recomputing_schedules(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 5;
     int checked = 0;
     const char *solvers[] = {"greedy", "chen", "kusumoto-approx", "revolve"};
@@ -138,9 +136,8 @@ static void test_model_recomputing_schedules(void **st)
     assert_true(checked >= 20);
 }
 
-static void test_milp_tiny(void **st)
+static void test_milp_tiny(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 99;
     int proven = 0, compared = 0;
     const char *others[] = {"noremat", "greedy", "chen", "kusumoto-exact", "kusumoto-approx", "revolve", "twremat"};
@@ -211,9 +208,8 @@ static void test_milp_tiny(void **st)
  * the budget, above a byte on these 13 MB budgets) its "optimal" plans
  * were a byte over, and the lowered budget missed plans exactly at it
  * (random-9 at a half of the way down: 100000001 instead of 99000001). */
-static void test_budget_exact(void **st)
+static void test_budget_exact(void **st TU_UNUSED)
 {
-    (void)st;
     static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
     const char *opts[] = {"order=graph", "warm=none", "time_limit=30", NULL};
     int checked = 0;
@@ -243,9 +239,8 @@ static void test_budget_exact(void **st)
 /* order=both solves the best plan's order and then the graph's: where each
  * alone is proven optimal, both is never dearer than either, and it is
  * proven only when no order's bound is below its cost. */
-static void test_order_both(void **st)
+static void test_order_both(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 7;
     int compared = 0;
     for (int it = 0; it < 10; it++) {
@@ -282,9 +277,8 @@ static void test_order_both(void **st)
     assert_true(compared >= 10);   /* 13 of 30 budgets have a plan in the model */
 }
 
-static void test_lp_rounding_plans(void **st)
+static void test_lp_rounding_plans(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 3;
     int fits = 0;
     for (int it = 0; it < 10; it++) {
@@ -328,9 +322,8 @@ static double now(void)
 }
 
 /* A MILP that runs for a minute stops soon after the caller cancels. */
-static void test_cancel(void **st)
+static void test_cancel(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     Graph *g = graph_load("samples/chain32.json", &e);
     assert_non_null(g);
@@ -357,9 +350,8 @@ static void test_cancel(void **st)
 }
 
 /* Degenerate graphs: only inputs; nothing to recompute. */
-static void test_inputs_only(void **st)
+static void test_inputs_only(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("!a; !b");
     const char *names[] = {"checkmate", "checkmate-free", "checkmate-lp"};
     for (int i = 0; i < 3; i++) {
@@ -372,9 +364,8 @@ static void test_inputs_only(void **st)
 }
 
 /* pin= and force= become bounds and rows of the MILP. */
-static void test_pin_force(void **st)
+static void test_pin_force(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     const char *free_[] = {"warm=none", NULL};

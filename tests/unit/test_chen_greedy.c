@@ -16,9 +16,8 @@ static int64_t noremat_peak(const Graph *g)
     return pk;
 }
 
-static void test_greedy_fig1_budget3(void **state)
+static void test_greedy_fig1_budget3(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "greedy", 3, &p, NULL), ERR_OK);
@@ -34,9 +33,8 @@ static void test_greedy_fig1_budget3(void **state)
     graph_free(g);
 }
 
-static void test_greedy_fig1_equals_noremat(void **state)
+static void test_greedy_fig1_equals_noremat(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan n, p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
@@ -54,9 +52,8 @@ static void test_greedy_fig1_equals_noremat(void **state)
     graph_free(g);
 }
 
-static void test_greedy_fig1_below_min_peak(void **state)
+static void test_greedy_fig1_below_min_peak(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "greedy", 2, &p, NULL), ERR_OVER_BUDGET);
@@ -64,9 +61,8 @@ static void test_greedy_fig1_below_min_peak(void **state)
     graph_free(g);
 }
 
-static void test_chen_chain32(void **state)
+static void test_chen_chain32(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 32);
     int64_t base = noremat_peak(g);
     assert_int_equal(base, 35); /* x, 32 forward values, loss, one gradient */
@@ -99,9 +95,8 @@ static void test_chen_chain32(void **state)
     graph_free(g);
 }
 
-static void test_chen_describe_and_resolve(void **state)
+static void test_chen_describe_and_resolve(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 16);
     Solver *s = tu_solver(g, "chen", NULL);
     Plan p, q;
@@ -135,9 +130,8 @@ static void expect_refusal(const Graph *g, const char *msg)
         fail_msg("message '%s' lacks '%s'", e.msg, msg);
 }
 
-static void test_chen_refusals(void **state)
+static void test_chen_refusals(void **state TU_UNUSED)
 {
-    (void)state;
     /* two parallel chains into the loss: no node separates source from loss */
     Graph *g = tu_training("!x; A:x; B:x; C:A; D:B");
     expect_refusal(g, "no articulation points in the forward part");
@@ -169,9 +163,8 @@ static Graph *random_training(uint32_t *seed, uint32_t edge_odds)
     return tu_training(spec);
 }
 
-static void test_greedy_random(void **state)
+static void test_greedy_random(void **state TU_UNUSED)
 {
-    (void)state;
     uint32_t seed = 12345;
     for (int iter = 0; iter < 200; iter++) {
         Graph *g = random_training(&seed, 3);
@@ -199,9 +192,8 @@ static void test_greedy_random(void **state)
 
 /* chen on random small training graphs: a refusal names the reason, any
  * plan re-validates, and segments=1 is never worse than noremat. */
-static void test_chen_random(void **state)
+static void test_chen_random(void **state TU_UNUSED)
 {
-    (void)state;
     uint32_t seed = 777;
     int planned = 0, refused = 0;
     for (int iter = 0; iter < 200; iter++) {

@@ -29,9 +29,8 @@ static int plan_with(const Graph *g, int64_t budget, Plan *p, Err *e)
     return rc;
 }
 
-static void below_lower_bound_is_refused(void **state)
+static void below_lower_bound_is_refused(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     assert_int_equal(graph_min_peak(g, NULL), 3);
     Plan p;
@@ -53,9 +52,8 @@ static void below_lower_bound_is_refused(void **state)
     graph_free(g);
 }
 
-static void inputs_only_graph(void **state)
+static void inputs_only_graph(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":5}]}");
     assert_int_equal(graph_min_peak(g, NULL), 5);
     Plan p;

@@ -164,9 +164,8 @@ static int run_case(const SolverClass *cls, const Case *c, const int64_t *budget
     return bad;
 }
 
-static void test_every_solver(void **st)
+static void test_every_solver(void **st TU_UNUSED)
 {
-    (void)st;
     Case cases[] = {
         {"only-inputs",
          json_graph("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":4},"

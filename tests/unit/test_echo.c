@@ -23,9 +23,8 @@ static void solve_both(const Graph *g, Plan *base, Plan *p)
     assert_int_equal(tu_check_peak(g, p->steps, p->T, NULL), p->peak);
 }
 
-static void test_lstm_like_chain(void **st)
+static void test_lstm_like_chain(void **st TU_UNUSED)
 {
-    (void)st;
     /* matmul -> 3 cheap elementwise ops -> matmul, repeated: the cheap
      * values are stashed for backward, the matmul outputs anyway */
     Graph *g = tu_make_training(tu_lstm_graph(1));
@@ -46,9 +45,8 @@ static void test_lstm_like_chain(void **st)
     graph_free(g);
 }
 
-static void test_figure7_not_recomputed(void **st)
+static void test_figure7_not_recomputed(void **st TU_UNUSED)
 {
-    (void)st;
     /* Zheng et al. Figure 7: Z = tanh(X + Y). The backward pass keeps only
      * Z (tanh's gradient needs its output, add's none, and the matmuls'
      * gradients need their input a); recomputing {S, Z} would release Z (10)
@@ -76,9 +74,8 @@ static void test_figure7_not_recomputed(void **st)
     graph_free(g);
 }
 
-static void test_random_never_worse(void **st)
+static void test_random_never_worse(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 99;
     const char *ops[] = {"conv2d", "relu", "add", "matmul", "sigmoid"};
     for (int it = 0; it < 60; it++) {
@@ -109,9 +106,8 @@ static void test_random_never_worse(void **st)
     }
 }
 
-static void test_refuses_forward_only(void **st)
+static void test_refuses_forward_only(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A");
     Plan p;
     assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, &p, NULL), ERR_UNSUPPORTED);

@@ -17,9 +17,8 @@ static unsigned rnd(unsigned *s)
     return (*s >> 8) & 0xffffff;
 }
 
-static void test_segtree_vs_array(void **state)
+static void test_segtree_vs_array(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     int sizes[] = {1, 2, 8, 64, 256};
     for (int si = 0; si < 5; si++) {
@@ -55,9 +54,8 @@ static void test_segtree_vs_array(void **state)
     }
 }
 
-static void test_segtreef_vs_array(void **state)
+static void test_segtreef_vs_array(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 17;
     int n = 64;
     SegTreeF st;
@@ -128,9 +126,8 @@ static Graph *random_training(unsigned *seed, int n)
     return tu_make_training(random_forward(seed, n, 0));
 }
 
-static void test_incremental_peak_matches_sim(void **state)
+static void test_incremental_peak_matches_sim(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 11;
     int walks = 0, recomputing = 0;
     for (int gi = 0; gi < 80; gi++) {
@@ -166,9 +163,8 @@ static void test_incremental_peak_matches_sim(void **state)
 
 static const char *const OPTS[] = {"iters=200000", "time_limit=60", "seed=3", NULL};
 
-static void test_chain32_budgets(void **state)
+static void test_chain32_budgets(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 32);
     Plan n, p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
@@ -191,9 +187,8 @@ static void test_chain32_budgets(void **state)
     graph_free(g);
 }
 
-static void test_fig1(void **state)
+static void test_fig1(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     assert_int_equal(tu_solve(g, "fastsa", 3, &p, OPTS), ERR_OK);
@@ -208,9 +203,8 @@ static void test_fig1(void **state)
     graph_free(g);
 }
 
-static void test_same_seed_same_plan(void **state)
+static void test_same_seed_same_plan(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 5;
     Graph *g = random_training(&seed, 14);
     Plan n, a, b, c;
@@ -235,9 +229,8 @@ static void test_same_seed_same_plan(void **state)
     graph_free(g);
 }
 
-static void test_resolve_warm_start(void **state)
+static void test_resolve_warm_start(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 24);
     Plan n, p, q;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
@@ -260,9 +253,8 @@ static void test_resolve_warm_start(void **state)
 /* A full search that missed its budget sets a floor: re-solving for a
  * budget still below the peak it reached runs only the short warm anneal
  * (no second full search), so the slider stays quick where no plan fits. */
-static void test_resolve_below_missed_floor(void **state)
+static void test_resolve_below_missed_floor(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/transformer_small.json");
     int node;
     int64_t lo = graph_min_peak(g, &node);
@@ -290,9 +282,8 @@ static void test_resolve_below_missed_floor(void **state)
     graph_free(g);
 }
 
-static void test_random_plans(void **state)
+static void test_random_plans(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 23;
     int met = 0, total = 0, gmet = 0;
     for (int gi = 0; gi < 12; gi++) {
@@ -337,9 +328,8 @@ static void test_random_plans(void **state)
  * than its own run without grouping (that run is part of the grouped
  * search, on the same random stream). Iteration limits make every run
  * deterministic. */
-static void test_never_worse_than_its_starts(void **state)
+static void test_never_worse_than_its_starts(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 41;
     int greedy_cmp = 0, group_cmp = 0;
     const char *on[] = {"iters=30000", "time_limit=60", "restarts=0", "seed=7", NULL};
@@ -383,9 +373,8 @@ static void test_never_worse_than_its_starts(void **state)
 
 /* pin= (run once) and force= (run at least twice) are kept; a solver that
  * cannot honour them refuses in one line. */
-static void test_pin_force(void **state)
+static void test_pin_force(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     /* at budget 3 the optimum recomputes A; pinned, A runs once */
@@ -434,9 +423,8 @@ static void test_pin_force(void **state)
 /* describe says which run the plan came from and lists the node groups of
  * the grouped run: each of two nodes or more, fused forward nodes
  * (Algorithm 1 never fuses gradients) ending at the group's own node. */
-static void test_describe_groups(void **state)
+static void test_describe_groups(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 16);
     const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
     Solver *s = tu_solver(g, "fastsa", opts);
@@ -461,9 +449,8 @@ static void test_describe_groups(void **state)
     graph_free(g);
 }
 
-static void test_cancel(void **state)
+static void test_cancel(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("f", 0, 16);
     Solver *s = tu_solver(g, "fastsa", NULL);
     Err e;
@@ -480,9 +467,8 @@ static void test_cancel(void **state)
     graph_free(g);
 }
 
-static void test_bad_options(void **state)
+static void test_bad_options(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A");
     Plan p;
     const char *bad1[] = {"iters=-1", NULL};

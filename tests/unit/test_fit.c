@@ -14,9 +14,8 @@ static const char *G =
     "{\"id\":\"b\",\"size\":10,\"inputs\":[\"a\"]},"
     "{\"id\":\"c\",\"size\":10,\"inputs\":[\"b\",\"a\"]}]}";
 
-static void test_scaled(void **st)
+static void test_scaled(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph_json(G);
     Graph *s = graph_scaled(g, 3, NULL);
     assert_int_equal(s->nodes[graph_find(s, "w")].size, 100);
@@ -27,9 +26,8 @@ static void test_scaled(void **st)
     graph_free(g);
 }
 
-static void test_plain_exact(void **st)
+static void test_plain_exact(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph_json(G);
     /* baseline peak at multiplier b: 100 + b * (4 + 30) (x, a, b, c at step c) */
     FitResult r;
@@ -47,9 +45,8 @@ static void test_plain_exact(void **st)
     graph_free(g);
 }
 
-static void test_remat_fits_more(void **st)
+static void test_remat_fits_more(void **st TU_UNUSED)
 {
-    (void)st;
     /* LSTM-like training graph: echo recomputes the cheap ops, so a larger
      * multiplier fits the same memory */
     Graph *f = tu_lstm_graph(0);

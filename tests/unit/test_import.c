@@ -77,9 +77,8 @@ static void check_nodelink_file(const char *path)
     free(text);
 }
 
-static void test_moccasin_public(void **st)
+static void test_moccasin_public(void **st TU_UNUSED)
 {
-    (void)st;
     DIR *d = opendir(PUBLIC);
     if (!d) {
         printf("  (no %s here: public graphs skipped)\n", PUBLIC);
@@ -132,9 +131,8 @@ static void expect_refused(const char *text, const char *msg)
     assert_non_null(strstr(e.msg, msg));
 }
 
-static void test_nodelink_edge_cases(void **st)
+static void test_nodelink_edge_cases(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     /* RL-style keys "0"/"1", string and numeric ids mixed, param cost */
     Graph *g = load_ok("{\"directed\":true,\"nodes\":[{\"name\":0,\"out_cost\":5,\"duration\":0},"
@@ -167,9 +165,8 @@ static void test_nodelink_edge_cases(void **st)
     expect_refused("{\"nodes\":[{\"name\":0},{\"name\":0}],\"links\":[]}", "nodes[1]: duplicate node key '0'");
 }
 
-static void test_pfn(void **st)
+static void test_pfn(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_load("tests/data/tiny_pfn.txt");
     int pc[PHASE_COUNT];
     graph_phase_counts(g, pc);
@@ -199,9 +196,8 @@ static void test_pfn(void **st)
     expect_refused("1 2\n0 4 _\nforward\n1 1\n7 _\n0\nT\n{}\nbackward\n0 0\nT\n{}\n", ":5:1: expected \"VALUE_ID ROLE\" with a value id below 1");
 }
 
-static void test_remat2(void **st)
+static void test_remat2(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = load_ok("p remat2\nmemlimit 3\nnode 1 cpu 1 mem 1\nnode 2 deps 1 cpu 1 mem 1\n"
                        "node 3 deps 2\nnode 4 deps 2 3 cpu 2 mem 5\nnode 5 deps 1 4 pointer target\n");
     assert_int_equal(g->n, 5);
@@ -236,9 +232,8 @@ static void next_parse_whole(const char *after)
 /* A DOT file that ends inside a comment after its graph loads, and the
  * next file parsed in the same process is read whole (cgraph's lexer was
  * left inside the comment: found by fuzz_graph_dot). */
-static void test_dot_comment_after_graph(void **st)
+static void test_dot_comment_after_graph(void **st TU_UNUSED)
 {
-    (void)st;
     static const char *const firsts[] = {"digraph g {d y c;1 } /*\x01", "digraph g { a } /* b",
                                          "digraph g { a } // c", "digraph g { a /* b }"};
     for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; i++) {

@@ -21,9 +21,8 @@ static int dp_min(const JoinDP *d, const int *len)
     return -1;
 }
 
-static void test_min_slots(void **state)
+static void test_min_slots(void **state TU_UNUSED)
 {
-    (void)state;
     for (int k = 2; k <= 3; k++)
         for (int code = 0; code < (k == 2 ? 25 : 125); code++) {
             int len[3] = {code % 5, code / 5 % 5, code / 25};
@@ -42,9 +41,8 @@ static void test_min_slots(void **state)
 
 /* one branch: the join recurrence is Opt0 with two more slots (the
  * backward value and the working value) and the last stage run once more */
-static void test_k1_is_opt0(void **state)
+static void test_k1_is_opt0(void **state TU_UNUSED)
 {
-    (void)state;
     for (int l = 1; l <= 20; l++) {
         JoinDP d;
         assert_int_equal(joindp_build(&d, 1, &l, 10, 1L << 24), 0);
@@ -88,9 +86,8 @@ static double hbrute(const double *uf, const double *ub, const int *x, const int
     return best;
 }
 
-static void test_chaindp(void **state)
+static void test_chaindp(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     for (int trial = 0; trial < 30; trial++) {
         int L = 2 + trial % 5;
@@ -220,25 +217,22 @@ static void check_join_graph(const char *path, int branches)
     graph_free(g);
 }
 
-static void test_join3(void **state)
+static void test_join3(void **state TU_UNUSED)
 {
-    (void)state;
     check_join_graph("samples/join3.json", 3);
     /* join3: branches 5, 4, 6 -> Theorem 3.3: 3 + 3 + 1 = 7 slots */
     int len[3] = {5, 4, 6};
     assert_int_equal(join_min_slots(3, len), 7);
 }
 
-static void test_siamese(void **state)
+static void test_siamese(void **state TU_UNUSED)
 {
-    (void)state;
     check_join_graph("samples/models/siamese.json", 2);
 }
 
 /* two unit chains of 3 meeting at j: small enough for the exact search */
-static void test_join_vs_brute(void **state)
+static void test_join_vs_brute(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
     int64_t bpk = tu_baseline_peak(g), pk;
     for (int64_t b = bpk; b > 0; b--) {
@@ -252,9 +246,8 @@ static void test_join_vs_brute(void **state)
     graph_free(g);
 }
 
-static void test_refuse(void **state)
+static void test_refuse(void **state TU_UNUSED)
 {
-    (void)state;
     const char *files[] = {"samples/skip.json", "samples/chain32.json"};
     for (int i = 0; i < 2; i++) {
         Graph *g = tu_load(files[i]);
@@ -273,9 +266,8 @@ static void test_refuse(void **state)
 
 /* heterogeneous revolve on a tiny chain of unequal values: every plan is
  * valid, meets its budget, and costs no less than the exact optimum */
-static void test_hetero_revolve(void **state)
+static void test_hetero_revolve(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; a=3:x; b=1:a; c=4:b; d=1:c; e=2:d; h=1:e");
     int64_t bpk, pk;
     double bcost;
@@ -327,9 +319,8 @@ static double auto_dominates(const Graph *g, int64_t b)
 /* siamese: the image branch's values are ~1000x the text branch's, which
  * the homogeneous slot model cannot see; the heterogeneous per-branch
  * candidates (part of auto) must do strictly better */
-static void test_siamese_hetero(void **state)
+static void test_siamese_hetero(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/models/siamese.json");
     int64_t bpk, pk, hpk;
     double bcost;
@@ -380,9 +371,8 @@ static void test_siamese_hetero(void **state)
 /* join3 (unit stages): the per-branch schedules still help, because the
  * slot model re-runs every advanced segment: cheaper at 75 %, and 50 %
  * (below Theorem 3.3's schedule's peak 11) becomes reachable */
-static void test_join3_hetero(void **state)
+static void test_join3_hetero(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/join3.json");
     int64_t bpk = tu_baseline_peak(g), pk, p2;
     for (int64_t b = bpk; b >= bpk / 2; b--)
@@ -399,9 +389,8 @@ static void test_join3_hetero(void **state)
 /* equal stages (two unit chains of 3): every plan of every model is valid
  * and never below the exact optimum; auto is the better of the two
  * families and, with the whole baseline budget, the optimum itself */
-static void test_equal_stages(void **state)
+static void test_equal_stages(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
     int64_t bpk = tu_baseline_peak(g), pk;
     int got = 0;
@@ -422,9 +411,8 @@ static void test_equal_stages(void **state)
     graph_free(g);
 }
 
-static void test_options(void **state)
+static void test_options(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/join3.json");
     const char *bad[][2] = {{"model=bogus", "model=bogus: expected auto"},
                             {"mem_resolution=0", "mem_resolution=0: expected 1..4096"}};

@@ -245,9 +245,8 @@ static int cmp64(const void *a, const void *b)
 /* The exact DP finds, for every model budget, the least overhead over all
  * chains; approx is never better than exact, and both chains' model
  * figures (recomputed here) are as the DP says. */
-static void test_dp_vs_brute(void **state)
+static void test_dp_vs_brute(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     int graphs = 0, budgets = 0, approx_worse = 0;
     for (int rep = 0; rep < 40; rep++) {
@@ -368,9 +367,8 @@ static void sim_chain(const Tiny *t, const uint32_t *ch, int k, void *ctx)
  * but it must never be cheaper than the best fitting one (it only emits
  * canonical schedules), and it should match it at most budgets (about 91 %
  * over many graphs; 85 % is the floor here). */
-static void test_vs_canonical_sim(void **state)
+static void test_vs_canonical_sim(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 11;
     int budgets = 0, match = 0;
     const char *const opts[] = {"resolution=1000", "front_max=1000", NULL};
@@ -420,9 +418,8 @@ static const char *const samples[] = {"samples/chain32.json", "samples/skip.json
 
 /* Plans are valid (independent checker), meet every feasible budget, and
  * exact never costs more than approx where both fit. */
-static void test_samples(void **state)
+static void test_samples(void **state TU_UNUSED)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
         Graph *g = tu_load(samples[i]);
         int64_t bpk;
@@ -471,9 +468,8 @@ static void test_samples(void **state)
 }
 
 /* chain32 with unit sizes: halving the peak is met, at a real overhead. */
-static void test_chain32(void **state)
+static void test_chain32(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/chain32.json");
     int64_t bpk;
     double bcost;
@@ -491,9 +487,8 @@ static void test_chain32(void **state)
 /* Memory-centric gives the lowest peak of the front: never above the
  * time-centric answer at no budget, and below it where recomputation can
  * help. */
-static void test_strategies(void **state)
+static void test_strategies(void **state TU_UNUSED)
 {
-    (void)state;
     const char *const mem[] = {"strategy=memory", NULL};
     int lower = 0;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
@@ -521,9 +516,8 @@ static void test_strategies(void **state)
 
 /* resolve answers a new budget exactly as a fresh solve does; describe
  * partitions the forward nodes into V_1..V_k. */
-static void test_resolve_describe(void **state)
+static void test_resolve_describe(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/transformer_small.json");
     int64_t bpk = tu_baseline_peak(g);
     Solver *s = tu_solver(g, "kusumoto-approx", NULL);
@@ -608,9 +602,8 @@ static void test_resolve_describe(void **state)
     graph_free(g);
 }
 
-static void test_refusals(void **state)
+static void test_refusals(void **state TU_UNUSED)
 {
-    (void)state;
     Err e;
     /* forward only: no backward pass */
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
@@ -652,9 +645,8 @@ static void test_refusals(void **state)
 
 /* The canonical schedule of {a,b} ⊊ F on a 4-chain, by hand: b is the
  * cached boundary, so the backward of V_1 recomputes only a. */
-static void test_emit_chain(void **state)
+static void test_emit_chain(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);
@@ -684,9 +676,8 @@ static void test_emit_chain(void **state)
 
 /* Family sizes: a chain's lower sets are its prefixes; three branches
  * joined give 2^3 + 1 exact sets and 5 approx ones (∅, each branch, F). */
-static void test_family(void **state)
+static void test_family(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);

@@ -34,9 +34,8 @@ static long long brute(int l, int c)
     return memo[l][c] = best;
 }
 
-static void test_opt0(void **state)
+static void test_opt0(void **state TU_UNUSED)
 {
-    (void)state;
     for (int l = 0; l <= 30; l++)
         for (int c = 1; c <= 6; c++)
             assert_int_equal(revolve_opt0(l, c), brute(l, c));
@@ -50,9 +49,8 @@ static void test_opt0(void **state)
     assert_int_equal(revolve_opt0(3, 0), -1);
 }
 
-static void test_chain(void **state)
+static void test_chain(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("a", 1, 32);
     Plan free_pl;
     plan_init(&free_pl);
@@ -96,9 +94,8 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
-static void test_describe(void **state)
+static void test_describe(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_chain_training("a", 1, 32);
     Solver *s = tu_solver(g, "revolve", NULL);
     Plan pl;
@@ -117,9 +114,8 @@ static void test_describe(void **state)
     graph_free(g);
 }
 
-static void test_refuse(void **state)
+static void test_refuse(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *f = tu_graph("!x; a:x; b:x; c:a; d:b; e:c,d");
     Err e;
     err_clear(&e);

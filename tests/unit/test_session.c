@@ -83,9 +83,8 @@ static Graph *chain(void)
     return tu_graph("A=1; B=2:A; C=3:B; D=4:C; E=1:A,D");
 }
 
-static void request_then_plan_arrives(void **st)
+static void request_then_plan_arrives(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = tu_session(chain(), solver_find("noremat"));
     assert_false(s->have);
     assert_true(session_stale(s));
@@ -104,9 +103,8 @@ static void request_then_plan_arrives(void **st)
     session_free(s);
 }
 
-static void newer_request_cancels_older(void **st)
+static void newer_request_cancels_older(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak + (s->base_peak - s->min_peak) / 2;
     assert_true(b2 < b1 || b1 == s->min_peak);
@@ -139,9 +137,8 @@ static void newer_request_cancels_older(void **st)
     session_free(s);
 }
 
-static void refusal_keeps_last_plan(void **st)
+static void refusal_keeps_last_plan(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = tu_session(chain(), solver_find("noremat"));
     session_request(s);
     assert_true(wait_answer(s));
@@ -157,9 +154,8 @@ static void refusal_keeps_last_plan(void **st)
     session_free(s);
 }
 
-static void cache_serves_repeats_and_budget_clamps(void **st)
+static void cache_serves_repeats_and_budget_clamps(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = tu_session(chain(), solver_find("noremat"));
     session_set_budget(s, 1);
     assert_int_equal(s->budget, s->min_peak);
@@ -177,9 +173,8 @@ static void cache_serves_repeats_and_budget_clamps(void **st)
     session_free(s);
 }
 
-static void cache_is_per_budget_for_budgeted_solvers(void **st)
+static void cache_is_per_budget_for_budgeted_solvers(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = slow_session(0);
     int64_t b1 = s->base_peak, b2 = s->min_peak;
     assert_true(b2 < b1);
@@ -217,9 +212,8 @@ static int wait_cached(Session *s, const SolverClass *cls, int64_t budget)
 /* Background work waits for the foreground: a foreground request cancels
  * the running background task, is answered first, and the cancelled task
  * runs again after it; every answer lands in the cache. */
-static void foreground_preempts_background(void **st)
+static void foreground_preempts_background(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak, b3 = (s->base_peak + s->min_peak) / 2;
     assert_true(b2 < b3 && b3 < b1);
@@ -253,9 +247,8 @@ static void foreground_preempts_background(void **st)
 
 /* Replacing the queue cancels a running task it no longer lists, and its
  * answer never reaches the cache. */
-static void replaced_background_is_cancelled(void **st)
+static void replaced_background_is_cancelled(void **st TU_UNUSED)
 {
-    (void)st;
     Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak;
     SolverOpts none;

@@ -151,9 +151,8 @@ static void check_separators(const TreeDec *td)
     free(csz);
 }
 
-static void test_known_widths(void **state)
+static void test_known_widths(void **state TU_UNUSED)
 {
-    (void)state;
     TreeDec td;
     UG u;
     /* path of 12: width 1 */
@@ -231,9 +230,8 @@ static unsigned lcg(unsigned *s)
     return (*s >> 16) & 0x7fff;
 }
 
-static void test_random_graphs(void **state)
+static void test_random_graphs(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     for (int trial = 0; trial < 300; trial++) {
         int n = 1 + (int)(lcg(&seed) % 70);
@@ -273,9 +271,8 @@ static const char *const samples[] = {
 };
 
 /* The decomposition of each sample's non-input graph. */
-static void test_samples_decompose(void **state)
+static void test_samples_decompose(void **state TU_UNUSED)
 {
-    (void)state;
     const char *more[] = {"samples/models/resnet18.json", "samples/models/gpt2.json"};
     for (size_t i = 0; i < sizeof samples / sizeof *samples + 2; i++) {
         const char *path = i < 6 ? samples[i] : more[i - 6];
@@ -335,9 +332,8 @@ static void sched_is(const Graph *g, const Plan *p, const char *want)
  * B-E), then B, D, E; shrinking leaves 3 bags around the separator
  * {B,D,E}. Its nodes run in topological order B, D, E, each after its
  * inputs in the side components: A for B, C for D, A again for E. */
-static void test_fig1_exact(void **state)
+static void test_fig1_exact(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/kumar_fig1.json");
     Plan p;
     Err e;
@@ -397,9 +393,8 @@ static void test_fig1_exact(void **state)
 
 /* Every sample: plans at no budget and at each budget the scan can meet
  * are valid by the independent checker, and peaks/costs agree. */
-static void test_samples_plans(void **state)
+static void test_samples_plans(void **state TU_UNUSED)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
         Graph *g = tu_load(samples[i]);
         Plan p;
@@ -440,9 +435,8 @@ static void test_samples_plans(void **state)
 /* A chain of 32 layers: recursion halves the held activations, so the
  * peak falls far below noremat's (35 here), and smaller k means longer
  * schedules. */
-static void test_chain(void **state)
+static void test_chain(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/chain32.json");
     Plan p, nr;
     Err e;
@@ -475,9 +469,8 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
-static void test_max_steps(void **state)
+static void test_max_steps(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/chain32.json");
     Plan p;
     Err e;
@@ -498,9 +491,8 @@ static void test_max_steps(void **state)
 }
 
 /* A new budget through resolve gives the plan a fresh solve gives. */
-static void test_resolve(void **state)
+static void test_resolve(void **state TU_UNUSED)
 {
-    (void)state;
     const char *paths[] = {"samples/chain32.json", "samples/unet_small.json",
                            "samples/transformer_small.json"};
     for (int i = 0; i < 3; i++) {
@@ -531,9 +523,8 @@ static void test_resolve(void **state)
 /* prepare (the tree decomposition) polls the caller's cancel flag: a
  * cancelled prepare is ERR_CANCELLED, not a refusal, and a later prepare
  * of the same graph succeeds */
-static void test_prepare_cancel(void **state)
+static void test_prepare_cancel(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_load("samples/models/resnet18.json");
     Err e;
     Progress p;

@@ -23,6 +23,9 @@
 #include "src/graph/transform.h"
 #include "src/session/session.h"
 
+/* For the group state every cmocka test takes and most never read. */
+#define TU_UNUSED __attribute__((unused))
+
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)
 {
