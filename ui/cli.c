@@ -850,17 +850,9 @@ out:
  * where nvcc exists, so that this one runs everywhere. */
 static int run_cuda(const Args *a, const char *outpath)
 {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 32);
-    if (n <= 0) {
-        fprintf(stderr, "remat: replay: cannot locate the remat-cuda program\n");
-        return EXIT_FAIL;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, "remat-cuda");
-    if (access(self, X_OK) != 0) {
-        fprintf(stderr, "remat: replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)\n");
+    char self[4096], msg[200];
+    if (cuda_replay_locate(self, sizeof self, msg, sizeof msg)) {
+        fprintf(stderr, "remat: %s\n", msg);
         return EXIT_FAIL;
     }
     char *argv[8];
