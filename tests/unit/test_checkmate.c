@@ -160,9 +160,7 @@ static void test_milp_tiny(void **st TU_UNUSED)
                 plan_done(&p);
                 continue;
             }
-            double c;
-            int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
-            assert_true(pk >= 0 && pk <= b);
+            double c = tu_check_within(g, &p, b);
             assert_true(c == p.cost);
             assert_true(opt >= 0 && c >= opt - 1e-9);
             if (p.optimal) {
@@ -220,9 +218,7 @@ static void test_budget_exact(void **st TU_UNUSED)
         Plan p, q;
         if (tu_solve(g, "checkmate", b, &p, opts) == ERR_OK && p.optimal) {
             assert_int_equal(tu_solve(g, "checkmate", p.peak, &q, opts), ERR_OK);
-            double c;
-            int64_t pk = tu_check_peak(g, q.steps, q.T, &c);
-            assert_true(pk >= 0 && pk <= p.peak);
+            tu_check_within(g, &q, p.peak);
             if (!q.optimal || q.cost != p.cost)
                 fail_msg("%s: optimum %.0f at budget %lld, but %.0f (%s) at its peak %lld", kinds[k],
                          p.cost, (long long)b, q.cost, q.optimal ? "optimal" : "not proven",
@@ -255,9 +251,7 @@ static void test_order_both(void **st TU_UNUSED)
                 r2 = tu_solve(g, "checkmate", b, &p2, o2);
             if (rg == ERR_OK || rb == ERR_OK) {
                 assert_int_equal(r2, ERR_OK);
-                double c;
-                int64_t pk = tu_check_peak(g, p2.steps, p2.T, &c);
-                assert_true(pk >= 0 && pk <= b);
+                tu_check_within(g, &p2, b);
                 if (rg == ERR_OK && pg.optimal)
                     assert_true(p2.cost <= pg.cost * (1 + 1e-9));
                 if (rb == ERR_OK && pb.optimal)

@@ -256,6 +256,16 @@ static inline void tu_check_plan(const Graph *g, const Plan *p)
     assert_true(c == p->cost);
 }
 
+/* Plan p re-checked by the independent checker against a budget: valid
+ * and peaking within it, else the test fails; returns the checker's cost. */
+static inline double tu_check_within(const Graph *g, const Plan *p, int64_t budget)
+{
+    double c = -1;
+    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
+    assert_true(pk >= 0 && pk <= budget);
+    return c;
+}
+
 /* solver_new for class `name` with options (NULL-terminated "k=v" list, a
  * bad one fails the test); NULL with *e set when the solver refuses g. */
 static inline Solver *tu_solver_new(const Graph *g, const char *name, const char *const *opts, Err *e)
