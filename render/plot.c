@@ -36,14 +36,17 @@ int64_t plot_top(const PlotInput *in, int h)
     return mx + mx / h + 1;
 }
 
+/* v limited to lo..hi (hi >= lo). */
+static int clamp_int(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 int plot_col_of_step(int t, int steps, int w)
 {
     if (steps < 1 || w < 1)
         return 0;
-    if (t < 0)
-        t = 0;
-    if (t >= steps)
-        t = steps - 1;
+    t = clamp_int(t, 0, steps - 1);
     return (int)((int64_t)t * w / steps);
 }
 
@@ -51,10 +54,7 @@ int plot_step_of_col(int c, int steps, int w)
 {
     if (steps < 1 || w < 1)
         return 0;
-    if (c < 0)
-        c = 0;
-    if (c >= w)
-        c = w - 1;
+    c = clamp_int(c, 0, w - 1);
     /* the step whose first column is the last one <= c */
     int t = (int)(((int64_t)c * steps + steps - 1) / w);
     while (t > 0 && plot_col_of_step(t, steps, w) > c)

@@ -42,6 +42,10 @@ import traceback
 import torch
 from functorch.compile import aot_function, default_partition
 
+# the bytes kept between the passes are counted as for the layer-level
+# graphs; export_torch and fidelity call it through this module
+from remat_graph import kept_for_backward  # noqa: E402,F401
+
 try:
     from torch.nn.utils.stateless import functional_call
 except ImportError:  # newer releases
@@ -595,19 +599,6 @@ def analyse(gm, names, values, timing=0):
     j.outputs = outputs
     j.folded = folded_into_writer
     return j
-
-
-def kept_for_backward(nodes):
-    """Bytes of forward values (not inputs) that some backward node reads:
-    what the graph keeps between the passes without recomputation."""
-    by_id = {d["id"]: d for d in nodes}
-    kept = set()
-    for d in nodes:
-        if d["phase"] == "bwd":
-            for i in d["inputs"]:
-                if by_id[i]["phase"] == "fwd":
-                    kept.add(i)
-    return sum(by_id[i]["size"] for i in kept)
 
 
 def autograd_saved_bytes(model, example):

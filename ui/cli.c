@@ -372,6 +372,30 @@ static int load_plan(Plan *p, const Graph *g, const char *path, Err *e)
     return rc;
 }
 
+/* The graph named first and, when path is non-NULL, the plan file path
+ * read and simulated against it (load_plan) into *p, initialised either
+ * way. NULL with the exit status in *status (and nothing left to free)
+ * when either is refused. */
+static Graph *load_graph_plan(const Args *a, const char *path, Plan *p, int *status)
+{
+    Err e;
+    err_clear(&e);
+    plan_init(p);
+    *status = EXIT_OK;
+    Graph *g = load_graph(a, a->pos[0], &e);
+    if (!g) {
+        *status = fail(&e);
+        return NULL;
+    }
+    if (path && load_plan(p, g, path, &e)) {
+        *status = fail(&e);
+        plan_done(p);
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
 /* The graph of a command that takes a budget, and the budget (NULL with
  * the exit status in *status when either is refused). */
 static Graph *load_with_budget(Args *a, const char *cmd, int64_t *budget, int *status)
@@ -474,14 +498,13 @@ static int cmd_solve(Args *a)
 
 static int cmd_simulate(Args *a)
 {
+    Plan p;
+    int status;
+    Graph *g = load_graph_plan(a, NULL, &p, &status);
+    if (!g)
+        return status;
     Err e;
     err_clear(&e);
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
-    Plan p;
-    plan_init(&p);
-    int status = EXIT_OK;
     Sim s;
     memset(&s, 0, sizeof s);
     if (plan_load(&p, g, a->pos[1], &e)) {
@@ -714,17 +737,14 @@ static int cmd_export(Args *a)
     } else if (!strcmp(fmt, "json") && !a->format) {
         return usage_err("export", "export draws the graph (.dot, .gv, .svg, .png); 'remat solve -o PLAN.json' writes a plan");
     }
+    Plan p;
+    int status;
+    Graph *g = load_graph_plan(a, a->plan, &p, &status);
+    if (!g)
+        return status;
     Err e;
     err_clear(&e);
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
-    Plan p;
-    plan_init(&p);
-    int status = EXIT_OK;
-    if (a->plan && load_plan(&p, g, a->plan, &e)) {
-        status = fail(&e);
-    } else if (export_graph(g, a->plan ? &p : NULL, NULL, fmt, a->out, &e)) {
+    if (export_graph(g, a->plan ? &p : NULL, NULL, fmt, a->out, &e)) {
         status = fail(&e);
     } else {
         fprintf(stderr, "remat: wrote %s (%s)\n", a->out, fmt);
@@ -763,20 +783,15 @@ static void print_replay(const Replay *r)
  * this simulator's. */
 static int replay_torch(const Args *a)
 {
+    Plan p;
+    int status;
+    Graph *g = load_graph_plan(a, a->pos[1], &p, &status);
+    if (!g)
+        return status;
     Err e;
     err_clear(&e);
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
-    Plan p;
-    plan_init(&p);
-    int status = EXIT_OK;
     char tool[4200], msg[4400], tmp[] = "/tmp/remat-replay-XXXXXX";
     const char *outp = a->out;
-    if (load_plan(&p, g, a->pos[1], &e)) {
-        status = fail(&e);
-        goto out;
-    }
     if (!g->recipe || a->train || a->scale || a->fit) {
         fprintf(stderr, "remat: replay: %s\n",
                 !g->recipe ? "--backend torch needs a graph with a recipe (a joint graph written by "
@@ -835,17 +850,9 @@ out:
  * where nvcc exists, so that this one runs everywhere. */
 static int run_cuda(const Args *a, const char *outpath)
 {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 32);
-    if (n <= 0) {
-        fprintf(stderr, "remat: replay: cannot locate the remat-cuda program\n");
-        return EXIT_FAIL;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, "remat-cuda");
-    if (access(self, X_OK) != 0) {
-        fprintf(stderr, "remat: replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)\n");
+    char self[4096], msg[200];
+    if (cuda_replay_locate(self, sizeof self, msg, sizeof msg)) {
+        fprintf(stderr, "remat: %s\n", msg);
         return EXIT_FAIL;
     }
     char *argv[8];
@@ -923,17 +930,12 @@ static int cmd_replay(Args *a)
         long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
         scale = -pct / 100.0 * (double)pages * (double)psz; /* resolved below, once the peak is known */
     }
-    Graph *g = load_graph(a, a->pos[0], &e);
-    if (!g)
-        return fail(&e);
     Plan p;
-    plan_init(&p);
+    Graph *g = load_graph_plan(a, a->pos[1], &p, &status);
+    if (!g)
+        return status;
     Replay r;
     replay_init(&r);
-    if (load_plan(&p, g, a->pos[1], &e)) {
-        status = fail(&e);
-        goto out;
-    }
     if (scale < 0)
         scale = p.peak > 0 ? -scale / (double)p.peak : 1;
     if (replay_cpu(g, &p, scale, 0.5, &r, &e)) {

@@ -157,18 +157,8 @@ ReplayUi *replay_ui_new(void)
 int replay_ui_use_cuda(ReplayUi *u, char *msg, size_t n)
 {
     char self[4096];
-    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 32);
-    if (k <= 0) {
-        snprintf(msg, n, "replay: cannot locate the remat-cuda program");
+    if (cuda_replay_locate(self, sizeof self, msg, n))
         return -1;
-    }
-    self[k] = '\0';
-    char *slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, "remat-cuda");
-    if (access(self, X_OK) != 0) {
-        snprintf(msg, n, "replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)");
-        return -1;
-    }
     snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
     if (!mkdtemp(u->dir)) {
         snprintf(msg, n, "replay: cannot create a temporary directory");

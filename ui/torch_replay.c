@@ -10,24 +10,44 @@
 
 #include "ui/torch_replay.h"
 
+/* path (n bytes) = rel beside this program: <dir of remat>/rel; -1 with
+ * "replay: cannot locate <what>" in msg when /proc/self/exe cannot be
+ * read. */
+static int beside_self(char *path, size_t n, const char *rel, const char *what, char *msg, size_t mn)
+{
+    char self[4096];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) {
+        snprintf(msg, mn, "replay: cannot locate %s", what);
+        return -1;
+    }
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(path, n, "%s/%s", slash ? self : ".", rel);
+    return 0;
+}
+
+int cuda_replay_locate(char *path, size_t n, char *msg, size_t mn)
+{
+    if (beside_self(path, n, "remat-cuda", "the remat-cuda program", msg, mn))
+        return -1;
+    if (access(path, X_OK) != 0) {
+        snprintf(msg, mn, "replay: built without CUDA (no remat-cuda beside remat; install nvcc and rebuild)");
+        return -1;
+    }
+    return 0;
+}
+
 int torch_replay_locate(char *tool, size_t n, char *msg, size_t mn)
 {
     const char *dir = getenv("REMAT_TOOLS");
-    if (dir && *dir) {
+    if (dir && *dir)
         snprintf(tool, n, "%s/replay_torch.py", dir);
-    } else {
-        char self[4096];
-        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (k <= 0) {
-            snprintf(msg, mn, "replay: cannot locate this program, so neither tools/replay_torch.py");
-            return -1;
-        }
-        self[k] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = '\0';
-        snprintf(tool, n, "%s/../tools/replay_torch.py", slash ? self : ".");
-    }
+    else if (beside_self(tool, n, "../tools/replay_torch.py", "this program, so neither tools/replay_torch.py",
+                         msg, mn))
+        return -1;
     if (access(tool, R_OK) != 0) {
         snprintf(msg, mn, "replay: no %s (set REMAT_TOOLS to the directory of replay_torch.py)", tool);
         return -1;

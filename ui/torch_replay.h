@@ -2,7 +2,8 @@
  * run with the model's own operators, for graphs whose exporter recorded a
  * recipe. The tool is found through $REMAT_TOOLS (a directory) or beside the
  * build, at <dir of remat>/../tools/; the interpreter is $REMAT_PYTHON or
- * Debian's /usr/bin/python3 (the one with python3-torch). */
+ * Debian's /usr/bin/python3 (the one with python3-torch). The CUDA
+ * backend's program, remat-cuda, is found beside remat here too. */
 #ifndef REMAT_TORCH_REPLAY_H
 #define REMAT_TORCH_REPLAY_H
 
@@ -10,6 +11,11 @@
 
 /* Path of replay_torch.py into tool (n bytes); -1 with msg when absent. */
 int torch_replay_locate(char *tool, size_t n, char *msg, size_t mn);
+
+/* Path of remat-cuda beside this program into path (n bytes); -1 with msg
+ * (mn bytes) when this program cannot be located or the build has no
+ * remat-cuda. */
+int cuda_replay_locate(char *path, size_t n, char *msg, size_t mn);
 
 /* Run the tool on graph and plan files, writing the remat-replay document
  * to out. log: a file for its stdout and stderr, or NULL to leave them on

@@ -27,12 +27,18 @@ typedef struct {
     size_t cap;
 } Lines;
 
-static void lines_init(Lines *r, const char *text, size_t len)
+/* A reader over text, which must be UTF-8 (else the error, naming fname,
+ * and nothing to lines_done). */
+static int lines_init(Lines *r, const char *text, size_t len, const char *fname, Err *e)
 {
+    int rc = text_check_utf8(text, len, fname, e);
+    if (rc)
+        return rc;
     *r = (Lines){text, text + len, 0, 0, xmalloc(256), 256};
     for (const char *q = text; q < r->end && (q = memchr(q, '\n', (size_t)(r->end - q))); q++)
         r->total++;
     r->total += len && text[len - 1] != '\n';
+    return ERR_OK;
 }
 
 static void lines_done(Lines *r)
@@ -360,10 +366,9 @@ fail:
 
 Graph *graph_from_pfn(const char *text, size_t len, const char *fname, Err *e)
 {
-    if (text_check_utf8(text, len, fname, e))
-        return NULL;
     Lines r;
-    lines_init(&r, text, len);
+    if (lines_init(&r, text, len, fname, e))
+        return NULL;
     Pfn P;
     memset(&P, 0, sizeof P);
     Graph *g = NULL;
@@ -391,10 +396,9 @@ static int remat2_id(const Lines *r, const char *tok, char *buf, size_t n, const
 
 Graph *graph_from_remat2(const char *text, size_t len, const char *fname, Err *e)
 {
-    if (text_check_utf8(text, len, fname, e))
-        return NULL;
     Lines r;
-    lines_init(&r, text, len);
+    if (lines_init(&r, text, len, fname, e))
+        return NULL;
     char *ln = next_line(&r);
     if (!ln || strncmp(ln, "p remat2", 8) != 0) {
         err_set(e, ERR_PARSE, "%s:1:1: expected \"p remat2\"", fname);

@@ -27,6 +27,18 @@ static Solver *make(const Graph *g, const char *const *opts)
     return s;
 }
 
+/* One solver_plan at budget into a fresh *p, timed: returns the seconds
+ * it took, its status in *rc. */
+static double timed_plan(Solver *s, int64_t budget, Plan *p, int *rc)
+{
+    plan_init(p);
+    Err e;
+    err_clear(&e);
+    double t0 = clock_now();
+    *rc = solver_plan(s, budget, NULL, p, NULL, &e);
+    return clock_now() - t0;
+}
+
 static void throughput(const char *grouping)
 {
     Graph *g = gen_training("random", 2500, 7);
@@ -37,16 +49,12 @@ static void throughput(const char *grouping)
      * would count in the time but not in the mutations */
     const char *opts[] = {"iters=4000000", "time_limit=60", "seed=1", "seeds=none", grouping, NULL};
     Solver *s = make(g, opts);
-    Plan p;
-    plan_init(&p);
-    Err e;
-    err_clear(&e);
     /* an unreachable budget keeps the first stage running all its iterations */
     int node;
     int64_t lo = graph_min_peak(g, &node);
-    double t0 = clock_now();
-    int rc = solver_plan(s, lo, NULL, &p, NULL, &e);
-    double dt = clock_now() - t0;
+    Plan p;
+    int rc;
+    double dt = timed_plan(s, lo, &p, &rc);
     long long n = fastsa_last_tried(s);
     printf("throughput (%s): %d nodes, %lld mutations in %.2f s = %.2f M mutations/s "
            "(status %s, peak %.1f%% of baseline)\n",
@@ -57,32 +65,39 @@ static void throughput(const char *grouping)
     graph_free(g);
 }
 
-static void plans(void)
+/* Plans of s for g at 50 % and 25 % of the baseline peak, a line each:
+ * the label, whether the budget was met, peak and cost against the
+ * baseline, (with mutations) the mutations tried, and the seconds. */
+static void plan_budgets(Solver *s, const Graph *g, const char *label, int mutations)
 {
-    Graph *g = gen_training("random", 4000, 7);
     int64_t base;
     double bcost;
     sim_baseline(g, &base, &bcost);
+    for (int pct = 50; pct >= 25; pct -= 25) {
+        Plan p;
+        int rc;
+        double dt = timed_plan(s, base * pct / 100, &p, &rc);
+        printf("%s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, ", label, pct,
+               rc == ERR_OK ? "met" : "NOT met", 100.0 * (double)p.peak / (double)base,
+               100.0 * (p.cost / bcost - 1));
+        if (mutations)
+            printf("%lld mutations, ", fastsa_last_tried(s));
+        printf("%.2f s\n", dt);
+        plan_done(&p);
+    }
+}
+
+static void plans(void)
+{
+    Graph *g = gen_training("random", 4000, 7);
     const char *groupings[] = {"grouping=off", "grouping=on", "grouping=on"};
     const char *smooth[] = {"logaddexp=off", "logaddexp=off", "logaddexp=on"};
+    char label[128];
     for (int gi = 0; gi < 3; gi++) {
         const char *opts[] = {"seed=1", groupings[gi], smooth[gi], NULL};
         Solver *s = make(g, opts);
-        for (int pct = 50; pct >= 25; pct -= 25) {
-            Plan p;
-            plan_init(&p);
-            Err e;
-            err_clear(&e);
-            double t0 = clock_now();
-            int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
-            double dt = clock_now() - t0;
-            printf("%d nodes, %s %s, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
-                   "%lld mutations, %.2f s\n",
-                   g->n, groupings[gi], smooth[gi], pct, rc == ERR_OK ? "met" : "NOT met",
-                   100.0 * (double)p.peak / (double)base, 100.0 * (p.cost / bcost - 1),
-                   fastsa_last_tried(s), dt);
-            plan_done(&p);
-        }
+        snprintf(label, sizeof label, "%d nodes, %s %s", g->n, groupings[gi], smooth[gi]);
+        plan_budgets(s, g, label, 1);
         solver_free(s);
     }
     graph_free(g);
@@ -90,23 +105,10 @@ static void plans(void)
     const char *kinds[] = {"chain", "resnet", "transformer"};
     for (int k = 0; k < 3; k++) {
         g = gen_training(kinds[k], 4000, 7);
-        sim_baseline(g, &base, &bcost);
         const char *opts[] = {"seed=1", NULL};
         Solver *s = make(g, opts);
-        for (int pct = 50; pct >= 25; pct -= 25) {
-            Plan p;
-            plan_init(&p);
-            Err e;
-            err_clear(&e);
-            double t0 = clock_now();
-            int rc = solver_plan(s, base * pct / 100, NULL, &p, NULL, &e);
-            double dt = clock_now() - t0;
-            printf("%d-node %s, defaults, budget %d%%: %s, peak %.1f%% of baseline, cost +%.1f%%, "
-                   "%.2f s\n",
-                   g->n, kinds[k], pct, rc == ERR_OK ? "met" : "NOT met",
-                   100.0 * (double)p.peak / (double)base, 100.0 * (p.cost / bcost - 1), dt);
-            plan_done(&p);
-        }
+        snprintf(label, sizeof label, "%d-node %s, defaults", g->n, kinds[k]);
+        plan_budgets(s, g, label, 0);
         solver_free(s);
         graph_free(g);
     }

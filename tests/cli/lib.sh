@@ -6,8 +6,10 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 # run CMD... : captures stdout in $T/out, stderr in $T/err, status in $rc
 run() { "$@" >"$T/out" 2>"$T/err"; rc=$?; }
-expect_rc() { [ "$rc" -eq "$1" ] || { echo "FAIL: $2: exit $rc, expected $1; stderr: $(cat "$T/err")"; fails=$((fails+1)); }; }
-expect_out() { grep -qE -- "$1" "$T/out" || { echo "FAIL: $2: stdout lacks /$1/"; head -5 "$T/out"; fails=$((fails+1)); }; }
-expect_err() { grep -qE -- "$1" "$T/err" || { echo "FAIL: $2: stderr lacks /$1/: $(cat "$T/err")"; fails=$((fails+1)); }; }
-expect_one_line_err() { [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "FAIL: $1: stderr is not one line: $(cat "$T/err")"; fails=$((fails+1)); }; }
+# fail WHAT: say what failed and count it
+fail() { echo "FAIL: $1"; fails=$((fails+1)); }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1; stderr: $(cat "$T/err")"; }
+expect_out() { grep -qE -- "$1" "$T/out" || { fail "$2: stdout lacks /$1/"; head -5 "$T/out"; }; }
+expect_err() { grep -qE -- "$1" "$T/err" || fail "$2: stderr lacks /$1/: $(cat "$T/err")"; }
+expect_one_line_err() { [ "$(wc -l <"$T/err")" -eq 1 ] || fail "$1: stderr is not one line: $(cat "$T/err")"; }
 finish() { [ "$fails" -eq 0 ] && echo "all checks passed"; exit "$fails"; }

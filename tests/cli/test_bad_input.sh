@@ -123,13 +123,13 @@ expect_rc 0 "JSON graph with a byte-order mark"
 printf '%s' "{$G,\"name\":\"n\\u001b[2J\",\"nodes\":[{\"id\":\"a\\u001b]0;x\\u0007\"}]}" >"$T/ctl.json"
 run $REMAT info "$T/ctl.json"
 expect_rc 0 "control characters in names"
-if LC_ALL=C grep -q "$(printf '\033')" "$T/out"; then echo "FAIL: info printed an escape character"; fails=$((fails+1)); fi
+if LC_ALL=C grep -q "$(printf '\033')" "$T/out"; then fail "info printed an escape character"; fi
 expect_out "^graph +n\?\[2J\$" "escape shown as ?"
 printf '%s' "{$G,\"nodes\":[{\"id\":\"a\\u001b[31m\"},{\"id\":\"b\",\"inputs\":[\"zz\\u001b[0m\"]}]}" >"$T/ctl2.json"
 run $REMAT info "$T/ctl2.json"
 expect_rc 1 "control characters in a message"
 expect_err "unknown input id 'zz\?\[0m'" "message with ? for the escape"
-if LC_ALL=C grep -q "$(printf '\033')" "$T/err"; then echo "FAIL: an error message carried an escape character"; fails=$((fails+1)); fi
+if LC_ALL=C grep -q "$(printf '\033')" "$T/err"; then fail "an error message carried an escape character"; fi
 # a million-deep nesting stays a one-line parse error (no stack overflow)
 python3 -c "print('['*1000000 + ']'*1000000)" >"$T/deep.json"
 run $REMAT info "$T/deep.json"
@@ -188,7 +188,7 @@ expect_rc 2 "hex budget"
 expect_err "'0x10': unknown unit 'x10'" "hex budget refused"
 run $REMAT solve "$T/g.json" --solver noremat --budget 9007199254740993 -o "$T/exact.plan"
 expect_rc 0 "budget past 2^53"
-grep -qF '"budget":9007199254740993,' "$T/exact.plan" || { echo "FAIL: budget 9007199254740993 not kept exactly"; fails=$((fails+1)); }
+grep -qF '"budget":9007199254740993,' "$T/exact.plan" || fail "budget 9007199254740993 not kept exactly"
 # a failed write says so once
 run $REMAT solve "$T/g.json" --solver noremat -o "$T"
 expect_rc 1 "solve -o DIR"

@@ -13,7 +13,6 @@ join3 36 69 21 9 33
 unet_small 42 87 11390340 8932740 273186817
 transformer_small 77 174 12742656 8155136 880803841'
 
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 
 # ---- info and the documented table -----------------------------------------
 echo "$TABLE" | {
@@ -70,7 +69,7 @@ expect_out "^peak +3 \(3 B\) at step 4 \(D\)" "fig1 recompute: peak 3"
 expect_out "^cost +6 \(baseline 5, \+20\.0%\)" "fig1 recompute: cost 6"
 expect_out "^budget +3: met" "fig1 recompute: budget met"
 [ "$(grep -E '^[0-9]+,' "$T/out" | cut -d, -f3 | tr '\n' ' ')" = "1 2 2 3 2 3 " ] ||
-    bad "fig1 recompute: curve is not 1 2 2 3 2 3: $(grep -E '^[0-9]+,' "$T/out" | tr '\n' ' ')"
+    fail "fig1 recompute: curve is not 1 2 2 3 2 3: $(grep -E '^[0-9]+,' "$T/out" | tr '\n' ' ')"
 # the same schedule claiming the wrong peak is caught
 sed 's/"peak":3/"peak":2/' "$T/fig1.json" >"$T/fig1bad.json"
 run "$REMAT" simulate "$K" "$T/fig1bad.json"
@@ -85,18 +84,18 @@ expect_out "^budget +2: EXCEEDED" "plan over its budget"
 
 # ---- JSON -> DOT -> JSON is byte-identical ---------------------------------
 for g in samples/*.json; do
-    "$REMAT" convert "$g" -o "$T/a.json" 2>"$T/cerr" || { bad "convert $g: $(cat "$T/cerr")"; continue; }
-    "$REMAT" convert "$g" --format dot -o "$T/a.dot" 2>"$T/cerr" || { bad "convert $g to dot: $(cat "$T/cerr")"; continue; }
-    "$REMAT" convert "$T/a.dot" -o "$T/b.json" 2>"$T/cerr" || { bad "convert $g back from dot: $(cat "$T/cerr")"; continue; }
-    cmp -s "$T/a.json" "$T/b.json" || bad "$g: JSON -> DOT -> JSON differs from JSON -> JSON"
+    "$REMAT" convert "$g" -o "$T/a.json" 2>"$T/cerr" || { fail "convert $g: $(cat "$T/cerr")"; continue; }
+    "$REMAT" convert "$g" --format dot -o "$T/a.dot" 2>"$T/cerr" || { fail "convert $g to dot: $(cat "$T/cerr")"; continue; }
+    "$REMAT" convert "$T/a.dot" -o "$T/b.json" 2>"$T/cerr" || { fail "convert $g back from dot: $(cat "$T/cerr")"; continue; }
+    cmp -s "$T/a.json" "$T/b.json" || fail "$g: JSON -> DOT -> JSON differs from JSON -> JSON"
     "$REMAT" convert "$T/a.json" -o "$T/c.json" 2>/dev/null
-    cmp -s "$T/a.json" "$T/c.json" || bad "$g: writing the written JSON again changes it"
+    cmp -s "$T/a.json" "$T/c.json" || fail "$g: writing the written JSON again changes it"
     # a DOT name for -o picks DOT without --format
-    "$REMAT" convert "$g" -o "$T/d.dot" 2>/dev/null && cmp -s "$T/a.dot" "$T/d.dot" || bad "$g: -o x.dot is not DOT"
+    "$REMAT" convert "$g" -o "$T/d.dot" 2>/dev/null && cmp -s "$T/a.dot" "$T/d.dot" || fail "$g: -o x.dot is not DOT"
 done
 # generated samples are stored exactly as the writer writes them
 for s in chain32 skip join3 unet_small transformer_small; do
-    "$REMAT" convert "samples/$s.json" | cmp -s - "samples/$s.json" || bad "samples/$s.json is not in the writer's form"
+    "$REMAT" convert "samples/$s.json" | cmp -s - "samples/$s.json" || fail "samples/$s.json is not in the writer's form"
 done
 # awkward text: quotes, backslashes, a newline, an exponent cost, explicit outputs
 cat >"$T/odd.json" <<'EOF'
@@ -109,14 +108,14 @@ cat >"$T/odd.json" <<'EOF'
 EOF
 "$REMAT" convert "$T/odd.json" -o "$T/o1.json" && "$REMAT" convert "$T/odd.json" -f dot -o "$T/o.dot" &&
     "$REMAT" convert "$T/o.dot" -o "$T/o2.json" && cmp -s "$T/o1.json" "$T/o2.json" ||
-    bad "odd ids/text: JSON -> DOT -> JSON differs"
+    fail "odd ids/text: JSON -> DOT -> JSON differs"
 
 # ---- errors: exit status, one line on stderr, naming the file --------------
 # check_err STATUS FILE PATTERN WHAT — after `run`
 check_err() {
     expect_rc "$1" "$4"
     expect_one_line_err "$4"
-    grep -qF -- "$2" "$T/err" || bad "$4: stderr does not name $2: $(cat "$T/err")"
+    grep -qF -- "$2" "$T/err" || fail "$4: stderr does not name $2: $(cat "$T/err")"
     expect_err "$3" "$4"
 }
 printf '{\n  "format": "remat-graph",\n  "version": 1 "name": "x",\n  "nodes": [{"id": "a"}]\n}\n' >"$T/comma.json"
@@ -134,7 +133,7 @@ check_err 1 bad.dot "bad\.dot:3:[0-9]+: invalid DOT" "malformed DOT"
 printf '{"format":"remat-graph","nodes":[{"id":"x","phase":"input"},{"id":"a","inputs":["x","c"]},{"id":"b","inputs":["a"]},{"id":"c","inputs":["b"]},{"id":"d","inputs":["c"]}]}' >"$T/cycle.json"
 run "$REMAT" info "$T/cycle.json"
 check_err 1 cycle.json "cycle: .*'(a|b|c)'.*acyclic" "cycle"
-grep -q "'x'\|'d'" "$T/err" && bad "cycle message names a node off the cycle: $(cat "$T/err")"
+grep -q "'x'\|'d'" "$T/err" && fail "cycle message names a node off the cycle: $(cat "$T/err")"
 printf 'digraph g {\n a -> b;\n b -> a;\n}\n' >"$T/cycle.dot"
 run "$REMAT" info "$T/cycle.dot"
 check_err 1 cycle.dot "cycle: '(a|b)' -> '(a|b)' -> '(a|b)'" "cycle in DOT"
@@ -160,7 +159,7 @@ run "$REMAT" info "$T/no-such-file.json"
 check_err 1 no-such-file.json "cannot open" "missing file"
 run "$REMAT" solve "$K" -s noremat -b 2
 check_err 3 kumar_fig1.json "budget 2" "budget below the smallest peak"
-[ -s "$T/out" ] && bad "a solve over budget still wrote a plan"
+[ -s "$T/out" ] && fail "a solve over budget still wrote a plan"
 run "$REMAT" solve "$K" -s no-such-solver
 expect_rc 2 "unknown solver"
 expect_one_line_err "unknown solver"
@@ -191,22 +190,22 @@ expect_rc 0 "info --train"
 expect_out "^nodes +11 \(input 0, fwd 5, loss 1, bwd 5\)" "info --train: training graph"
 "$REMAT" transform "$K" -o "$T/k.train.json" 2>/dev/null
 "$REMAT" info "$T/k.train.json" >"$T/i2" 2>&1
-cmp -s "$T/out" "$T/i2" || bad "info --train differs from info on the transformed file"
+cmp -s "$T/out" "$T/i2" || fail "info --train differs from info on the transformed file"
 
 # ---- export --------------------------------------------------------------------
 for fmt in dot svg png; do
     run "$REMAT" export samples/skip.json --format "$fmt" -o "$T/skip.$fmt"
     expect_rc 0 "export $fmt"
-    [ -s "$T/skip.$fmt" ] || bad "export $fmt wrote nothing"
+    [ -s "$T/skip.$fmt" ] || fail "export $fmt wrote nothing"
 done
-grep -q '<svg' "$T/skip.svg" || bad "export svg has no <svg"
-[ "$(head -c 8 "$T/skip.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || bad "export png lacks the PNG signature"
-dot -Tsvg "$T/skip.dot" >"$T/redraw.svg" 2>"$T/doterr" || bad "dot -Tsvg cannot read the exported DOT: $(cat "$T/doterr")"
-grep -q '<svg' "$T/redraw.svg" || bad "dot -Tsvg on the exported DOT made no SVG"
+grep -q '<svg' "$T/skip.svg" || fail "export svg has no <svg"
+[ "$(head -c 8 "$T/skip.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export png lacks the PNG signature"
+dot -Tsvg "$T/skip.dot" >"$T/redraw.svg" 2>"$T/doterr" || fail "dot -Tsvg cannot read the exported DOT: $(cat "$T/doterr")"
+grep -q '<svg' "$T/redraw.svg" || fail "dot -Tsvg on the exported DOT made no SVG"
 "$REMAT" solve "$K" -s noremat -o "$T/kp.json" 2>/dev/null
 run "$REMAT" export "$K" --plan "$T/fig1.json" -f dot -o "$T/kp.dot"
 expect_rc 0 "export with a plan"
-dot -Tsvg "$T/kp.dot" >/dev/null 2>&1 || bad "dot cannot read the export with a plan"
+dot -Tsvg "$T/kp.dot" >/dev/null 2>&1 || fail "dot cannot read the export with a plan"
 run "$REMAT" export "$K" -f gif -o "$T/k.gif"
 expect_rc 2 "export to an unknown format"
 expect_one_line_err "export to an unknown format"
@@ -214,7 +213,7 @@ expect_one_line_err "export to an unknown format"
 # the format from the file's name; a name that does not say is refused
 run "$REMAT" export "$K" -o "$T/k.svg"
 expect_rc 0 "export: format from .svg"
-grep -q '<svg' "$T/k.svg" || bad "export -o k.svg did not write SVG"
+grep -q '<svg' "$T/k.svg" || fail "export -o k.svg did not write SVG"
 expect_err "wrote .*k\.svg \(svg\)" "export: says the format it inferred"
 run "$REMAT" export "$K" -o "$T/k.pdf"
 expect_rc 2 "export: an extension it cannot write"
@@ -237,7 +236,7 @@ run "$REMAT" simulate "$K" "$T/fig1.json" --curve --width 12 --height 4
 expect_rc 0 "simulate --curve"
 expect_out '^ +3 B \|---#-#$' "simulate --curve: the budget line and the peaks"
 expect_out '^ +0 B \+------$' "simulate --curve: the time axis"
-grep -q '^[0-9]*,' "$T/out" && bad "simulate --curve printed CSV"
+grep -q '^[0-9]*,' "$T/out" && fail "simulate --curve printed CSV"
 
 # ---- sweep: a table for people, CSV with --csv -------------------------------------
 run "$REMAT" sweep samples/chain32.json -s noremat --points 2
@@ -249,10 +248,10 @@ expect_out '^35 B \(35\) +35 B \(35\) +65 +\+0\.00% +65 +ok$' "sweep table: the 
 # ---- sweep: header and one row per point -----------------------------------------
 run "$REMAT" sweep samples/chain32.json -s noremat --points 5 --csv
 expect_rc 0 "sweep"
-[ "$(head -1 "$T/out")" = "budget,peak,cost,overhead_pct,steps,status" ] || bad "sweep header: $(head -1 "$T/out")"
-[ "$(wc -l <"$T/out")" -eq 6 ] || bad "sweep --points 5 printed $(($(wc -l <"$T/out") - 1)) rows"
-[ "$(grep -cE '^[0-9]+,35,65,0\.00,65,(ok|over)$' "$T/out")" -eq 5 ] || bad "sweep rows: $(cat "$T/out")"
-sed -n 2p "$T/out" | grep -q '^5,' || bad "sweep does not start at the lower bound 5"
-tail -1 "$T/out" | grep -q '^35,35,65,0.00,65,ok$' || bad "sweep does not end at the baseline peak: $(tail -1 "$T/out")"
+[ "$(head -1 "$T/out")" = "budget,peak,cost,overhead_pct,steps,status" ] || fail "sweep header: $(head -1 "$T/out")"
+[ "$(wc -l <"$T/out")" -eq 6 ] || fail "sweep --points 5 printed $(($(wc -l <"$T/out") - 1)) rows"
+[ "$(grep -cE '^[0-9]+,35,65,0\.00,65,(ok|over)$' "$T/out")" -eq 5 ] || fail "sweep rows: $(cat "$T/out")"
+sed -n 2p "$T/out" | grep -q '^5,' || fail "sweep does not start at the lower bound 5"
+tail -1 "$T/out" | grep -q '^35,35,65,0.00,65,ok$' || fail "sweep does not end at the baseline peak: $(tail -1 "$T/out")"
 
 finish

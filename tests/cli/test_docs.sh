@@ -4,12 +4,12 @@
 for s in $($REMAT list-solvers | awk '/^[a-z]/ { print $1 }'); do
     f=$(grep -l "<!-- options: $s " docs/solvers/*.md | head -1)
     if [ -z "$f" ]; then
-        echo "FAIL: no options table for $s in docs/solvers/"; fails=$((fails+1)); continue
+        fail "no options table for $s in docs/solvers/"; continue
     fi
     awk -v name="$s" 'index($0, "<!-- options: " name " ") == 1 { on = 1 }
                       on { print } on && index($0, "<!-- /options -->") == 1 { exit }' "$f" >"$T/doc"
     $REMAT list-solvers "$s" --markdown >"$T/code"
-    cmp -s "$T/doc" "$T/code" || { echo "FAIL: $f: options of $s differ from the code (run scripts/gen_solver_docs.sh)"; fails=$((fails+1)); }
+    cmp -s "$T/doc" "$T/code" || fail "$f: options of $s differ from the code (run scripts/gen_solver_docs.sh)"
 done
 # an unknown name is a usage error naming it
 run $REMAT list-solvers nosuch

@@ -22,7 +22,7 @@ check_info $J/tiny_cnn.json "59 \(input 19, fwd 15, loss 1, bwd 24\)" 97728 1826
 check_info $J/tiny_gpt.json "151 \(input 31, fwd 47, loss 1, bwd 72\)" 319104 5640128
 check_info $J/resnet18.json "343 \(input 123, fwd 89, loss 1, bwd 130\)" 132175072 21329274816
 check_info $J/siamese.json "92 \(input 24, fwd 23, loss 1, bwd 44\)" 35636736 20891451396
-grep -q '"grad_of"' $J/tiny_cnn.json && { echo "FAIL: joint samples must carry no grad_of"; fails=$((fails+1)); }
+grep -q '"grad_of"' $J/tiny_cnn.json && fail "joint samples must carry no grad_of"
 # the recipe is kept as read and written back; anything but an object is refused
 run $REMAT convert $J/tiny_cnn.json -o "$T/conv.json"
 expect_rc 0 "convert a joint graph"
@@ -30,7 +30,7 @@ python3 -c "
 import json
 a = json.load(open('$J/tiny_cnn.json')); b = json.load(open('$T/conv.json'))
 assert b['recipe'] == a['recipe'], (b.get('recipe'), a['recipe'])
-" || { echo "FAIL: convert lost the recipe"; fails=$((fails+1)); }
+" || fail "convert lost the recipe"
 sed 's/"recipe":{[^}]*}/"recipe":3/' $J/tiny_cnn.json >"$T/badrecipe.json"
 run $REMAT info "$T/badrecipe.json"
 expect_rc 1 "recipe not an object"
@@ -52,22 +52,22 @@ for g in $J/tiny_cnn.json $J/siamese.json $J/tiny_gpt.json; do
             run $REMAT solve "$g" --solver $s $opt --budget $b% -o "$T/p.json"
             case $rc in
             0)  python3 tests/validate.py "$g" "$T/p.json" >"$T/v" ||
-                    { echo "FAIL: $g $s $b%: plan rejected: $(cat "$T/v")"; fails=$((fails+1)); } ;;
+                    fail "$g $s $b%: plan rejected: $(cat "$T/v")" ;;
             3)  # no plan within the budget: the smallest peak found is over
                 # it and not below what any schedule needs
                 bud=$(sed -n 's/.*within budget .*(\([0-9]*\) bytes); smallest peak found .*(\([0-9]*\) bytes).*/\1 \2/p' "$T/err")
                 if [ -n "$bud" ]; then
                     set -- $bud
                     [ "$2" -gt "$1" ] && [ "$2" -ge "$lower" ] ||
-                        { echo "FAIL: $g $s $b%: untrue refusal: $(cat "$T/err")"; fails=$((fails+1)); }
+                        fail "$g $s $b%: untrue refusal: $(cat "$T/err")"
                 else
                     grep -q "below the smallest possible peak .*($lower bytes)" "$T/err" ||
-                        { echo "FAIL: $g $s $b%: unexpected: $(cat "$T/err")"; fails=$((fails+1)); }
+                        fail "$g $s $b%: unexpected: $(cat "$T/err")"
                 fi ;;
             1)  # refusals whose reason holds for these graphs
                 grep -qE "join: forward part has no branches|checkmate[a-z-]*: no schedule found within time_limit|checkmate-lp: the solver process ran past [0-9.]+ s and was stopped|checkmate-lp: the LP relaxation was not solved within [0-9.]+ s" "$T/err" ||
-                    { echo "FAIL: $g $s $b%: refused: $(cat "$T/err")"; fails=$((fails+1)); } ;;
-            *)  echo "FAIL: $g $s $b%: exit $rc: $(cat "$T/err")"; fails=$((fails+1)) ;;
+                    fail "$g $s $b%: refused: $(cat "$T/err")" ;;
+            *)  fail "$g $s $b%: exit $rc: $(cat "$T/err")" ;;
             esac
             rm -f "$T/p.json"
         done
@@ -101,7 +101,7 @@ for m in tiny_cnn tiny_gpt; do
     run $PY tools/export_torch.py $m --batch 2 --check -o "$T/$m.json"
     expect_rc 0 "export $m"
     expect_err "kept for backward [0-9]+ bytes, autograd saved [0-9]+ bytes \([+-][01]\.[0-9]%\)" "$m within 2 %"
-    cmp -s "$T/$m.json" $J/$m.json || { echo "FAIL: export of $m differs from $J/$m.json"; fails=$((fails+1)); }
+    cmp -s "$T/$m.json" $J/$m.json || fail "export of $m differs from $J/$m.json"
 done
 run $PY tools/fidelity.py --quick
 expect_rc 0 "fidelity within 2 % on the quick models"
@@ -114,7 +114,7 @@ g = json.load(open('$T/timed.json'))
 assert g['units']['cost'] == 'us', g['units']
 ops = [n for n in g['nodes'] if n['phase'] != 'input']
 assert all(n['cost'] > 0 for n in ops if n['phase'] == 'fwd'), [n for n in ops if n['cost'] <= 0][:3]
-" || { echo "FAIL: --time costs"; fails=$((fails+1)); }
+" || fail "--time costs"
 # a user's own module, and one that cannot be traced
 cat >"$T/mine.py" <<'PY'
 import torch
@@ -145,7 +145,7 @@ replay() {
     run $REMAT replay "$G" "$1" --backend torch -o "$T/m.json"
     expect_rc 0 "torch replay: $2"
     expect_out "^gradients match plain autograd's" "$2: gradients"
-    python3 - "$T/m.json" "$1" <<'PY' || { echo "FAIL: $2: replay document"; fails=$((fails+1)); }
+    python3 - "$T/m.json" "$1" <<'PY' || fail "$2: replay document"
 import json, sys
 r = json.load(open(sys.argv[1]))
 p = json.load(open(sys.argv[2]))
@@ -178,7 +178,7 @@ run $PY tools/replay_torch.py $G "$T/twice.json" --no-reseed -o "$T/nr.json"
 python3 -c "
 import json; r = json.load(open('$T/nr.json'))
 assert r['gradients']['match'] is False and r['gradients']['max_abs_diff'] > 1e-3, r['gradients']
-" || { echo "FAIL: a recomputed dropout without reseeding must fail the gradient check"; fails=$((fails+1)); }
+" || fail "a recomputed dropout without reseeding must fail the gradient check"
 run $REMAT solve $G -s chen -b 90% -o "$T/chen.json"
 replay "$T/chen.json" "tiny_gpt chen 90 % (recomputes)"
 G=$J/tiny_cnn.json
@@ -214,8 +214,8 @@ if command -v tmux >/dev/null; then
         sleep 0.1; n=$((n - 1))
     done
     grep -qE "replay \(torch, scale 1, .*measured peak 70.3 KiB vs simulated 70.3 KiB \(\+0.0%\); gradients match" "$T/screen" ||
-        { echo "FAIL: explorer r: no torch replay message"; cat "$T/screen"; fails=$((fails+1)); }
-    grep -q '×' "$T/screen" || { echo "FAIL: explorer r: no measured overlay"; fails=$((fails+1)); }
+        { fail "explorer r: no torch replay message"; cat "$T/screen"; }
+    grep -q '×' "$T/screen" || fail "explorer r: no measured overlay"
     tmux -L "$SOCK" send-keys -t tui q
     sleep 0.5
     tmux -L "$SOCK" kill-server 2>/dev/null

@@ -14,8 +14,8 @@ for g in samples/chain32.json samples/skip.json samples/transformer_small.json \
             run "$REMAT" solve "$g" --solver "$s" --budget "$b" -o "$T/plan.json"
             expect_rc 0 "$s on $g at $b"
             python3 tests/validate.py "$g" "$T/plan.json" >"$T/v" || {
-                echo "FAIL: $s on $g at $b: $(cat "$T/v")"; fails=$((fails+1)); }
-            grep -q '"budget"' "$T/plan.json" || { echo "FAIL: plan lacks its budget"; fails=$((fails+1)); }
+                fail "$s on $g at $b: $(cat "$T/v")"; }
+            grep -q '"budget"' "$T/plan.json" || fail "plan lacks its budget"
         done
     done
 done
@@ -28,9 +28,9 @@ run "$REMAT" solve samples/models/resnet18.json --solver kusumoto-approx -O stra
 expect_rc 0 "memory-centric, no budget"
 pm=$(peak_of)
 python3 tests/validate.py samples/models/resnet18.json "$T/m.json" >"$T/v" || {
-    echo "FAIL: memory-centric plan: $(cat "$T/v")"; fails=$((fails+1)); }
+    fail "memory-centric plan: $(cat "$T/v")"; }
 [ -n "$pt" ] && [ -n "$pm" ] && [ "$pm" -lt "$pt" ] || {
-    echo "FAIL: memory-centric peak $pm not below time-centric $pt"; fails=$((fails+1)); }
+    fail "memory-centric peak $pm not below time-centric $pt"; }
 # forward-only graph: refused in one line naming the graph
 run "$REMAT" solve samples/kumar_fig1.json --solver kusumoto-exact -o "$T/x.json"
 expect_rc 1 "forward-only graph"
@@ -66,8 +66,8 @@ for g in samples/models/resnet18.json samples/models/resnet50.json samples/model
             "$REMAT" solve "$g" --solver kusumoto-exact --budget $b -O strategy=$st -o "$T/x.json" 2>/dev/null
             rx=$?
             [ $ra -eq 0 ] || continue
-            [ $rx -eq 0 ] || { echo "FAIL: $g $b $st: approx fits, exact exits $rx"; fails=$((fails+1)); continue; }
-            python3 - "$T/a.json" "$T/x.json" $st <<'PY' || { echo "FAIL: $g $b $st: exact worse than approx"; fails=$((fails+1)); }
+            [ $rx -eq 0 ] || { fail "$g $b $st: approx fits, exact exits $rx"; continue; }
+            python3 - "$T/a.json" "$T/x.json" $st <<'PY' || fail "$g $b $st: exact worse than approx"
 import json, sys
 a = json.load(open(sys.argv[1])); x = json.load(open(sys.argv[2]))
 key = "cost" if sys.argv[3] == "time" else "peak"

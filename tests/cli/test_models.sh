@@ -12,12 +12,12 @@ grep '^| models/' docs/models.md | while IFS='|' read -r _ file nodes peak cost 
     grep -q "^baseline  peak $peak .*; cost $cost$" "$T/out" || { echo "FAIL: $file: baseline is not $peak/$cost: $(grep baseline "$T/out")"; exit 1; }
     grep -q "bwd [1-9]" "$T/out" || { echo "FAIL: $file has no backward nodes"; exit 1; }
 done || fails=$((fails+1))
-[ "$(grep -c '^| models/' docs/models.md)" -ge 9 ] || { echo "FAIL: fewer than 9 documented samples"; fails=$((fails+1)); }
+[ "$(grep -c '^| models/' docs/models.md)" -ge 9 ] || fail "fewer than 9 documented samples"
 PY=/usr/bin/python3
 if $PY -c "import torch, torchvision" 2>/dev/null; then
     run $PY tools/export_torch.py resnet18 --level layer --batch 8 -o "$T/r18.json"
     expect_rc 0 "export resnet18"
-    cmp -s "$T/r18.json" samples/models/resnet18.json || { echo "FAIL: exporter output differs from samples/models/resnet18.json"; fails=$((fails+1)); }
+    cmp -s "$T/r18.json" samples/models/resnet18.json || fail "exporter output differs from samples/models/resnet18.json"
     run $PY tools/export_torch.py siamese --level layer --batch 2 --check -o "$T/s.json"
     expect_rc 0 "export siamese with --check"
     expect_err "kept for backward [0-9]+ bytes, autograd saved [0-9]+ bytes \([+-]0\.[0-9]%\)" "fidelity within 1 %"

@@ -11,7 +11,7 @@ for g in samples/*.json; do
         [ $solver = noremat ] && budget=""
         run $REMAT solve "$g" --solver $solver $budget -o "$T/plan.json"
         if [ $solver = noremat ] && [ ! -s "$T/plan.json" ]; then
-            echo "FAIL: noremat made no plan for $g"; fails=$((fails+1))
+            fail "noremat made no plan for $g"
         fi
         [ -s "$T/plan.json" ] || continue
         checked=$((checked+1))
@@ -19,7 +19,7 @@ for g in samples/*.json; do
         expect_rc 0 "replay $g $solver"
         expect_out "\+0\.00% vs simulated \(allocator" "$g $solver: allocator peak equals simulated"
         # every step: measured == simulated
-        python3 - "$T/replay.json" <<'PY' || { echo "FAIL: $g $solver: per-step mismatch"; fails=$((fails+1)); }
+        python3 - "$T/replay.json" <<'PY' || fail "$g $solver: per-step mismatch"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["format"] == "remat-replay" and r["version"] == 1
@@ -31,7 +31,7 @@ PY
         rm -f "$T/plan.json"
     done
 done
-[ "$checked" -ge 1 ] || { echo "FAIL: no replay ran"; fails=$((fails+1)); }
+[ "$checked" -ge 1 ] || fail "no replay ran"
 run $REMAT replay samples/kumar_fig1.json /nonexistent.json
 expect_rc 1 "missing plan"
 expect_err "nonexistent.json" "missing plan names the file"

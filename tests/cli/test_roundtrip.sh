@@ -8,7 +8,6 @@
 # budgets, costs past 1e300 summed) read back exactly.
 . tests/cli/lib.sh
 
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 
 # solve GRAPH OUT: greedy at 80 % of the baseline (14 of the 15 samples get a
 # plan there), plus the status
@@ -16,20 +15,20 @@ solve() { rm -f "$2"; "$REMAT" solve "$1" -s greedy -b 80% -o "$2" 2>"$T/serr"; 
 
 roundtrip() {
     g=$1 name=$2
-    "$REMAT" convert "$g" -o "$T/$name.json" 2>"$T/cerr" || { bad "convert $g: $(cat "$T/cerr")"; return; }
-    "$REMAT" convert "$g" -f dot -o "$T/$name.dot" 2>"$T/cerr" || { bad "convert $g to dot: $(cat "$T/cerr")"; return; }
-    "$REMAT" export "$g" -f dot -o "$T/$name.draw.dot" 2>"$T/cerr" || { bad "export $g: $(cat "$T/cerr")"; return; }
+    "$REMAT" convert "$g" -o "$T/$name.json" 2>"$T/cerr" || { fail "convert $g: $(cat "$T/cerr")"; return; }
+    "$REMAT" convert "$g" -f dot -o "$T/$name.dot" 2>"$T/cerr" || { fail "convert $g to dot: $(cat "$T/cerr")"; return; }
+    "$REMAT" export "$g" -f dot -o "$T/$name.draw.dot" 2>"$T/cerr" || { fail "export $g: $(cat "$T/cerr")"; return; }
     solve "$g" "$T/$name.p0"
     for form in json dot draw.dot; do
         f="$T/$name.$form"
-        "$REMAT" convert "$f" -o "$T/back.json" 2>"$T/cerr" || { bad "$name: $form does not read back: $(cat "$T/cerr")"; continue; }
-        cmp -s "$T/back.json" "$T/$name.json" || bad "$name: $form reads back as another graph"
+        "$REMAT" convert "$f" -o "$T/back.json" 2>"$T/cerr" || { fail "$name: $form does not read back: $(cat "$T/cerr")"; continue; }
+        cmp -s "$T/back.json" "$T/$name.json" || fail "$name: $form reads back as another graph"
         solve "$f" "$T/$name.p1"
-        cmp -s "$T/$name.p0.rc" "$T/$name.p1.rc" || bad "$name: solving the $form form ends differently"
+        cmp -s "$T/$name.p0.rc" "$T/$name.p1.rc" || fail "$name: solving the $form form ends differently"
         if [ "$(cat "$T/$name.p1.rc")" = 0 ]; then
-            cmp -s "$T/$name.p0" "$T/$name.p1" || bad "$name: the plan solved on the $form form differs"
+            cmp -s "$T/$name.p0" "$T/$name.p1" || fail "$name: the plan solved on the $form form differs"
             "$REMAT" simulate "$f" "$T/$name.p1" >/dev/null 2>"$T/serr" ||
-                bad "$name: the plan does not simulate on the $form form: $(cat "$T/serr")"
+                fail "$name: the plan does not simulate on the $form form: $(cat "$T/serr")"
         fi
     done
 }
@@ -51,8 +50,8 @@ B=9007199254740991
 printf '{"format":"remat-graph","name":"big","nodes":[{"id":"a","size":%s},{"id":"b","size":%s,"inputs":["a"]},{"id":"c","size":%s,"inputs":["a","b"]}]}' $B $B $B >"$T/big.json"
 run "$REMAT" solve "$T/big.json" -s noremat -b 9000000000000000000 -o "$T/big.plan"
 expect_rc 0 "solve with a budget past 2^53"
-grep -qF '"budget":9000000000000000000,' "$T/big.plan" || bad "big plan: budget not written exactly"
-grep -qF '"peak":27021597764222973,' "$T/big.plan" || bad "big plan: peak not written exactly: $(cat "$T/big.plan")"
+grep -qF '"budget":9000000000000000000,' "$T/big.plan" || fail "big plan: budget not written exactly"
+grep -qF '"peak":27021597764222973,' "$T/big.plan" || fail "big plan: peak not written exactly: $(cat "$T/big.plan")"
 run "$REMAT" simulate "$T/big.json" "$T/big.plan"
 expect_rc 0 "a plan with figures past 2^53 reads back"
 expect_out "^peak +27021597764222973 " "its peak, exact"
@@ -66,10 +65,10 @@ expect_err "plan states peak 27021597764222972 but the schedule peaks at 2702159
 printf '{"format":"remat-graph","name":"dear","nodes":[{"id":"a","cost":1e300},{"id":"b","cost":1e300,"inputs":["a"]}]}' >"$T/dear.json"
 run "$REMAT" solve "$T/dear.json" -s noremat -o "$T/dear.plan"
 expect_rc 0 "solve with costs of 1e300"
-grep -qF '"cost":2.0000000000000001e+300' "$T/dear.plan" || bad "dear plan: cost $(grep -o '"cost":[^,]*' "$T/dear.plan")"
+grep -qF '"cost":2.0000000000000001e+300' "$T/dear.plan" || fail "dear plan: cost $(grep -o '"cost":[^,]*' "$T/dear.plan")"
 run "$REMAT" simulate "$T/dear.json" "$T/dear.plan"
 expect_rc 0 "a plan costing 2e300 reads back"
 "$REMAT" convert "$T/dear.json" -f dot -o "$T/dear.dot" && "$REMAT" convert "$T/dear.dot" -o "$T/dear2.json" &&
     "$REMAT" convert "$T/dear.json" -o "$T/dear1.json" && cmp -s "$T/dear1.json" "$T/dear2.json" ||
-    bad "costs of 1e300 do not survive DOT"
+    fail "costs of 1e300 do not survive DOT"
 finish

@@ -5,7 +5,7 @@
 # line; a refusal (exit 1) is one line naming the graph.
 . tests/cli/lib.sh
 $REMAT list-solvers | awk '/^[a-z]/ { print $1 }' >"$T/solvers"
-[ "$(wc -l <"$T/solvers")" -ge 4 ] || { echo "FAIL: fewer than 4 solvers listed"; fails=$((fails+1)); }
+[ "$(wc -l <"$T/solvers")" -ge 4 ] || fail "fewer than 4 solvers listed"
 plans=0
 for g in samples/*.json; do
     while read -r s; do
@@ -19,7 +19,7 @@ for g in samples/*.json; do
             0)
                 plans=$((plans+1))
                 python3 tests/validate.py "$g" "$T/plan.json" >"$T/v" || {
-                    echo "FAIL: $s on $g at $b: $(cat "$T/v")"; fails=$((fails+1)); }
+                    fail "$s on $g at $b: $(cat "$T/v")"; }
                 ;;
             3)
                 expect_err "smallest (possible )?peak" "$s on $g at $b: over-budget message"
@@ -30,7 +30,7 @@ for g in samples/*.json; do
                 expect_one_line_err "$s on $g refusal"
                 ;;
             *)
-                echo "FAIL: $s on $g at $b: exit $rc: $(cat "$T/err")"; fails=$((fails+1))
+                fail "$s on $g at $b: exit $rc: $(cat "$T/err")"
                 ;;
             esac
             rm -f "$T/plan.json"
@@ -38,13 +38,13 @@ for g in samples/*.json; do
     done <"$T/solvers"
 done
 echo "$plans plans re-validated"
-[ "$plans" -ge 20 ] || { echo "FAIL: only $plans plans"; fails=$((fails+1)); }
+[ "$plans" -ge 20 ] || fail "only $plans plans"
 # the validator itself rejects a lying plan and an invalid schedule
 printf '{"format":"remat-plan","schedule":["A","B","C","D","E"],"peak":3}' >"$T/lie.json"
-python3 tests/validate.py samples/kumar_fig1.json "$T/lie.json" >"$T/v" && { echo "FAIL: validator accepted a wrong peak"; fails=$((fails+1)); }
-grep -q "independent count 4" "$T/v" || { echo "FAIL: validator message: $(cat "$T/v")"; fails=$((fails+1)); }
+python3 tests/validate.py samples/kumar_fig1.json "$T/lie.json" >"$T/v" && fail "validator accepted a wrong peak"
+grep -q "independent count 4" "$T/v" || fail "validator message: $(cat "$T/v")"
 printf '{"format":"remat-plan","schedule":["A","C","B","D","E"]}' >"$T/bad.json"
-python3 tests/validate.py samples/kumar_fig1.json "$T/bad.json" >"$T/v" && { echo "FAIL: validator accepted an invalid schedule"; fails=$((fails+1)); }
+python3 tests/validate.py samples/kumar_fig1.json "$T/bad.json" >"$T/v" && fail "validator accepted an invalid schedule"
 # a solver's own proof that a budget is out of reach reaches the user:
 # the MILP's infeasibility (no plan at all) and the join's Theorem 3.3 minimum
 run $REMAT solve samples/kumar_fig1.json --solver checkmate-free --budget 3 -O steps=5
@@ -65,9 +65,9 @@ run $REMAT solve samples/kumar_fig1.json --solver checkmate --budget 3 --bound -
 expect_rc 0 "checkmate on Figure 1"
 expect_err "checkmate: optimal \\(proven by the solver\\)" "checkmate says optimal"
 expect_err "bound: no plan in Checkmate's model on the graph's order costs less than 6; this plan is \\+0.00% above it" "LP bound and gap"
-grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || { echo "FAIL: plan JSON lacks the optimality record: $(cat "$T/cm.json")"; fails=$((fails+1)); }
+grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || fail "plan JSON lacks the optimality record: $(cat "$T/cm.json")"
 run $REMAT solve samples/kumar_fig1.json --budget 3 -o "$T/auto.json"
 expect_rc 0 "auto is the default solver"
 expect_err "^auto \\([a-z-]+'s plan\\): peak 3 " "auto names the winning member"
-grep -q '"solver":"auto","origin":"' "$T/auto.json" || { echo "FAIL: auto's plan lacks its origin: $(cat "$T/auto.json")"; fails=$((fails+1)); }
+grep -q '"solver":"auto","origin":"' "$T/auto.json" || fail "auto's plan lacks its origin: $(cat "$T/auto.json")"
 finish

@@ -50,18 +50,18 @@ run $REMAT solve samples/chain32.json --solver kusumoto-exact --budget 50% --str
 expect_rc 0 "kusumoto-exact on chain32"
 expect_err "^structure: lower sets \(k=[0-9]+\), [0-9]+ groups" "--structure names the lower sets"
 expect_err "^  V_1 \[block, [0-9]+ nodes\]: f1 " "--structure lists V_1 from f1"
-check_structure samples/chain32.json "$T/k.json" blocks >"$T/v" || { echo "FAIL: kusumoto structure: $(cat "$T/v")"; fails=$((fails+1)); }
+check_structure samples/chain32.json "$T/k.json" blocks >"$T/v" || fail "kusumoto structure: $(cat "$T/v")"
 for g in samples/kumar_fig1.json samples/skip.json samples/transformer_small.json; do
     run $REMAT solve "$g" --solver twremat -o "$T/t.json"
     expect_rc 0 "twremat on $g"
-    check_structure "$g" "$T/t.json" bags >"$T/v" || { echo "FAIL: twremat structure on $g: $(cat "$T/v")"; fails=$((fails+1)); }
+    check_structure "$g" "$T/t.json" bags >"$T/v" || fail "twremat structure on $g: $(cat "$T/v")"
 done
 # the extra field leaves the plan checkable: simulate and the validator accept it
 run $REMAT simulate samples/chain32.json "$T/k.json"
 expect_rc 0 "a plan with structure simulates"
-python3 tests/validate.py samples/chain32.json "$T/k.json" >"$T/v" || { echo "FAIL: validator: $(cat "$T/v")"; fails=$((fails+1)); }
+python3 tests/validate.py samples/chain32.json "$T/k.json" >"$T/v" || fail "validator: $(cat "$T/v")"
 # a solver without structure says so, and its plan has no such field
 run $REMAT solve samples/kumar_fig1.json --solver noremat --structure -o "$T/n.json"
 expect_err "noremat shows no structure" "noremat has no structure"
-grep -q '"structure"' "$T/n.json" && { echo "FAIL: noremat plan has a structure field"; fails=$((fails+1)); }
+grep -q '"structure"' "$T/n.json" && fail "noremat plan has a structure field"
 finish

@@ -11,6 +11,9 @@ tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
 
 screen() { tm capture-pane -p -t tui; }
+keys() { tm send-keys -t tui "$@"; }
+# type_line TEXT: TEXT into the open prompt, then Enter
+type_line() { keys -l "$1"; keys Enter; }
 # wait_for REGEX [TENTHS]: poll the screen until it matches (default 10 s)
 wait_for() {
     n=${2:-100}
@@ -22,7 +25,7 @@ wait_for() {
     return 1
 }
 check() { # REGEX WHAT [TENTHS]
-    wait_for "$1" "${3:-100}" || { echo "FAIL: $2: screen lacks /$1/"; cat "$T/screen"; fails=$((fails+1)); }
+    wait_for "$1" "${3:-100}" || { fail "$2: screen lacks /$1/"; cat "$T/screen"; }
 }
 status_line() { screen | grep -E '^ .* \| .* \| budget ' | head -1; }
 # start GRAPH [OPTIONS]: the explorer (arguments without spaces) in a 100x30 window; its exit status lands in $T/rc
@@ -33,6 +36,8 @@ start() {
         "TERM=xterm-256color sh -c 'trap : INT; \"$REMAT\" tui $* 2>\"$T/stderr\"; echo \$? > \"$T/rc\"'"
     tm set-option -g window-size manual 2>/dev/null
 }
+# quit WHAT: q, then the explorer must exit with status 0
+quit() { keys q; wait_exit "$1"; }
 wait_exit() {
     n=100
     while [ ! -s "$T/rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
@@ -55,51 +60,50 @@ check "kumar-fig1 \\| $DEF \\| budget 4 B \\| peak 4 B" "kumar: status line (ope
 check 'budget 4 B 3 B \[' "kumar: slider from min to baseline peak"
 
 # picker: every registered solver is listed; choose each in turn
-tm send-keys -t tui a
+keys a
 check 'Choose a solver' "picker opens"
 screen | grep -E '^ +[* ] [0-9]+ [a-z_0-9-]+ ' | awk '{ if ($1 == "*") print $2, $3; else print $1, $2 }' >"$T/solvers"
-[ -s "$T/solvers" ] || { echo "FAIL: picker lists no solver"; fails=$((fails+1)); }
-grep -q ' noremat$' "$T/solvers" || { echo "FAIL: picker lacks noremat"; fails=$((fails+1)); }
-tm send-keys -t tui Escape
+[ -s "$T/solvers" ] || fail "picker lists no solver"
+grep -q ' noremat$' "$T/solvers" || fail "picker lacks noremat"
+keys Escape
 [ "$(wc -l <"$T/solvers")" -eq "$($REMAT list-solvers | grep -c '^[a-z]')" ] ||
-    { echo "FAIL: picker lists $(wc -l <"$T/solvers") solvers, list-solvers another count"; fails=$((fails+1)); }
+    fail "picker lists $(wc -l <"$T/solvers") solvers, list-solvers another count"
 while read -r num name; do
     # 1 selects the first; Down walks to the rest (digits reach only nine)
-    tm send-keys -t tui a 1
-    i=1; while [ $i -lt "$num" ]; do tm send-keys -t tui Down; i=$((i + 1)); done
-    tm send-keys -t tui Enter
+    keys a 1
+    i=1; while [ $i -lt "$num" ]; do keys Down; i=$((i + 1)); done
+    keys Enter
     # a solver that refuses this graph is selected, its reason shown, and the
     # last valid plan stays drawn: "name (shown: other)"
     check "kumar-fig1 \| $name( \(shown: [a-z0-9_-]+\))? \|" "picker selects $name"
 done <"$T/solvers"
 num=$(awk '$2 == "noremat" { print $1 }' "$T/solvers")
-tm send-keys -t tui a "$num" Enter
+keys a "$num" Enter
 check 'kumar-fig1 \| noremat \| .*solved' "picker back to noremat"
 
 # views: Tab cycles inspector, recomputed, structure
-tm send-keys -t tui Tab
+keys Tab
 check 'step [0-9]+ \([A-E]\): .* alive in [0-9]+ values' "inspector view"
-tm send-keys -t tui Tab
+keys Tab
 check 'Recomputed nodes: 0 of 5' "recomputed view"
-tm send-keys -t tui Tab
+keys Tab
 check 'Structure of noremat' "structure view"
 check 'plan of 5 steps|groups' "structure view content"
-tm send-keys -t tui BTab
+keys BTab
 check 'Recomputed nodes: 0 of 5' "S-Tab goes back"
-tm send-keys -t tui BTab BTab
+keys BTab BTab
 check 'peak 4 B' "back to the curve"
 
 # export a DOT file Graphviz can read
-tm send-keys -t tui e
+keys e
 check 'export to' "export prompt"
-tm send-keys -t tui -l "$T/out.dot"
-tm send-keys -t tui Enter
+type_line "$T/out.dot"
 check "wrote $T/out.dot" "export reports the file"
 if [ -s "$T/out.dot" ] && command -v dot >/dev/null; then
     dot -Tsvg "$T/out.dot" >"$T/out.svg" 2>"$T/err" && grep -q '<svg' "$T/out.svg" ||
-        { echo "FAIL: dot cannot read the exported file: $(cat "$T/err")"; fails=$((fails+1)); }
+        fail "dot cannot read the exported file: $(cat "$T/err")"
 elif [ ! -s "$T/out.dot" ]; then
-    echo "FAIL: export wrote nothing"; fails=$((fails+1))
+    fail "export wrote nothing"
 fi
 
 # resize: 80x24 works, too small says so, back again
@@ -109,8 +113,7 @@ tm resize-window -t tui -x 50 -y 12
 check 'terminal too small' "too small message"
 tm resize-window -t tui -x 100 -y 30
 check 'peak 4 B at step 4' "back at 100x30"
-tm send-keys -t tui q
-wait_exit "kumar: q"
+quit "kumar: q"
 
 # ---- a 32-layer training graph: the slider moves the budget ---------------
 {
@@ -128,45 +131,44 @@ expect_rc 0 "transform the chain"
 start "$T/train.json" -s noremat
 check 'chain32-train \| noremat \| budget 69.0 MiB \| peak 69.0 MiB' "chain: status"
 before=$(status_line)
-tm send-keys -t tui NPage NPage
+keys NPage NPage
 check 'budget 57.2 MiB' "PgDn lowers the budget"
-tm send-keys -t tui Left
+keys Left
 check 'budget 56\.[0-9]+ MiB' "Left lowers it a little"
-[ "$(status_line)" != "$before" ] || { echo "FAIL: status line unchanged by the slider"; fails=$((fails+1)); }
-tm send-keys -t tui b
-tm send-keys -t tui -l "40MiB"
-tm send-keys -t tui Enter
+[ "$(status_line)" != "$before" ] || fail "status line unchanged by the slider"
+keys b
+type_line "40MiB"
 check '\| budget 40.0 MiB \|' "typed budget"
-tm send-keys -t tui p
+keys p
 check 'step 34 \(f32.grad\): .*<- peak' "p jumps to the peak"
-tm send-keys -t tui h
+keys h
 check 'step 33 \(' "h moves the cursor left"
 # mouse (SGR reports, as xterm sends them): press on the slider's left
 # end, drag to the far right, release; click the curve's first column
 col=$(screen | awk '/^budget .*\[/ { print index($0, "["); exit }')
 row=$(screen | awk '/^budget .*\[/ { print NR; exit }')
 if [ -n "$col" ] && [ -n "$row" ]; then
-    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dM' $((col + 1)) "$row")"
+    keys -l "$(printf '\033[<0;%d;%dM' $((col + 1)) "$row")"
     check '\| budget 10.0 MiB \|' "mouse press on the slider's left end"
-    tm send-keys -t tui -l "$(printf '\033[<32;%d;%dM' 99 "$row")"
-    tm send-keys -t tui -l "$(printf '\033[<0;%d;%dm' 99 "$row")"
+    keys -l "$(printf '\033[<32;%d;%dM' 99 "$row")"
+    keys -l "$(printf '\033[<0;%d;%dm' 99 "$row")"
     check '\| budget 69.0 MiB \|' "mouse drag to the right end"
-    tm send-keys -t tui -l "$(printf '\033[<0;12;10M\033[<0;12;10m')"
+    keys -l "$(printf '\033[<0;12;10M\033[<0;12;10m')"
     check 'step 1 \(f1\):' "mouse click moves the time cursor"
 else
-    echo "FAIL: no slider row"; fails=$((fails+1))
+    fail "no slider row"
 fi
-tm send-keys -t tui '?'
+keys '?'
 check 'Remat Explorer keys' "help"
 check 'PgUp +budget up 10% \(coarse\)' "help lists the key table"
 check 'Space +play/pause' "help lists play"
-tm send-keys -t tui x q
+keys x q
 wait_exit "chain: q"
 
 # ---- compare: every solver at the budget, the batch fit, the sweep --------
 start samples/chain32.json -s noremat -b 26
 check 'chain32-train \| noremat \| budget 26 B' "compare: start at 26 B"
-tm send-keys -t tui Tab Tab Tab Tab
+keys Tab Tab Tab Tab
 check 'Every solver at budget 26 B' "compare view opens"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
 check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
@@ -181,62 +183,57 @@ check 'batch fit in 26 B: x0\.74 of the batch without recomputation \(x1 peaks a
 check '^ +nothing fits with noremat$' "compare: batch fit with the solver"
 check 'Trade-off of noremat' "compare: sweep chart"
 rows=$(grep -cE '^[* ] [a-z_0-9]+ +(peak|refused)' "$T/screen")
-[ "$rows" -ge 3 ] || { echo "FAIL: compare shows $rows solver rows"; fails=$((fails+1)); }
+[ "$rows" -ge 3 ] || fail "compare shows $rows solver rows"
 # the sweep filled the plan cache: the smallest budget comes back cached
-tm send-keys -t tui a
+keys a
 check 'Choose a solver' "compare: picker"
 num=$(screen | awk '$2 == "greedy" { print $1 } $3 == "greedy" { print $2 }' | head -1)
-tm send-keys -t tui "$num" Enter
+keys "$num" Enter
 check 'Trade-off of greedy' "compare: sweep of greedy"
 check '[*] greedy +peak' "compare: greedy marked current"
 wait_for '\| greedy \|.*solved' 100
-tm send-keys -t tui '['
+keys '['
 check '\| greedy \| budget 5 B \| .*\(cached\)' "compare: sweep plans are in the cache"
-tm send-keys -t tui q
-wait_exit "compare: q"
+quit "compare: q"
 
 # ---- export JSON: the plan goes with the structure the views draw ---------
 start samples/chain32.json -s kusumoto-exact -b 26
 check 'chain32-train \| kusumoto-exact \| budget 26 B \| .*solved' "export json: kusumoto plan"
-tm send-keys -t tui e
+keys e
 check 'export to' "export json: prompt"
-tm send-keys -t tui -l "$T/k.json"
-tm send-keys -t tui Enter
+type_line "$T/k.json"
 check "wrote $T/k.json" "export json: reported"
 python3 tests/validate.py samples/chain32.json "$T/k.json" >"$T/v" ||
-    { echo "FAIL: exported plan: $(cat "$T/v")"; fails=$((fails+1)); }
+    fail "exported plan: $(cat "$T/v")"
 grep -qE '"structure":\{"title":"lower sets \(k=[0-9]+\)"' "$T/k.json" ||
-    { echo "FAIL: exported plan lacks the lower-set structure"; fails=$((fails+1)); }
+    fail "exported plan lacks the lower-set structure"
 # the structure view: the blocks with their sizes, and the caches between them
-tm send-keys -t tui Tab Tab Tab
+keys Tab Tab Tab
 check 'Structure of kusumoto-exact: lower sets \(k=[0-9]+\)' "structure: lower sets"
 check '\[block\] V_1 \([0-9]+, [0-9]+ B\): f1 ' "structure: V_1 with its size"
 check '\[other\] cache after V_1 \(1, [0-9]+ B\): f[0-9]+' "structure: the cache after V_1"
-tm send-keys -t tui q
-wait_exit "export json: q"
+quit "export json: q"
 
 # ---- replay: r measures the shown plan in the background ------------------
 start samples/chain32.json -s greedy -b 20
 check 'chain32-train \| greedy \| budget 20 B \| peak 20 B .*solved' "replay: greedy plan"
-tm send-keys -t tui r
+keys r
 check 'replay \(cpu, scale [0-9.e+]+, [0-9.]+s\): measured peak [0-9.]+ [KMG]?i?B vs simulated 20 B \([+-][0-9.]+%\)' "replay: message"
 check 'cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \|' "replay: status line difference"
 check '×' "replay: measured overlay drawn"
 # another plan on screen: the overlay and the difference go away
-tm send-keys -t tui ']'
+keys ']'
 check '\| budget 35 B \| peak 35 B \| cost [+-][0-9.]+% \| solved' "replay: hidden for another plan"
-tm send-keys -t tui q
-wait_exit "replay: q"
+quit "replay: q"
 
 # --backend cuda: r runs remat-cuda where the build has it (its answer, or
 # its reason when there is no device); otherwise the option is refused
 if [ -x "$(dirname "$REMAT")/remat-cuda" ]; then
     start samples/chain32.json -s greedy -b 20 --backend cuda
     check 'chain32-train \| greedy \| budget 20 B .*solved' "cuda replay: plan"
-    tm send-keys -t tui r
+    keys r
     check 'replay \(cuda, .*measured peak .* vs simulated 20 B|replay failed: remat-cuda failed: .+' "cuda replay: answer"
-    tm send-keys -t tui q
-    wait_exit "cuda replay: q"
+    quit "cuda replay: q"
     ls -d /tmp/remat-tui-* 2>/dev/null | while read -r d; do
         [ -d "$d" ] && [ -O "$d" ] && [ "$(find "$d" -newer "$T/chain.json" | head -1)" ] &&
             echo "FAIL: cuda replay left $d behind"
@@ -255,8 +252,7 @@ expect_rc 0 "replay it to a file"
 start samples/chain32.json --plan "$T/p22.json" --replay "$T/m22.json"
 check 'chain32-train \| greedy \| budget 22 B \| peak 2[0-2] B \| cost \+[0-9.]+% \| measured [0-9.]+ [KMG]?i?B [+-][0-9.]+% \| solved' "reopen: plan and measurement shown"
 check '×' "reopen: overlay drawn"
-tm send-keys -t tui q
-wait_exit "reopen: q"
+quit "reopen: q"
 REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/kumar_fig1.json --plan "$T/p22.json"
 expect_rc 1 "reopen: a plan of another graph is refused"
 expect_err "the plan is for graph 'chain32-train', not for 'kumar-fig1'" "reopen: names both graphs"
@@ -264,86 +260,80 @@ expect_err "the plan is for graph 'chain32-train', not for 'kumar-fig1'" "reopen
 # ---- play: space steps the time cursor on a timer --------------------------
 start samples/chain32.json -s noremat
 check 'chain32-train \| noremat \| .*solved' "play: plan"
-tm send-keys -t tui p Space
+keys p Space
 check '^> step [0-9]+/65 runs [a-z0-9.]+: allocates 1 B; frees' "play: step line"
 first=$(grep -oE '^> step [0-9]+' "$T/screen" | grep -oE '[0-9]+$')
-wait_for "^> step $((first + 3))/65" 30 || { echo "FAIL: play: cursor did not advance from step $first"; fails=$((fails+1)); }
+wait_for "^> step $((first + 3))/65" 30 || fail "play: cursor did not advance from step $first"
 check "step $((first + 3))/65" "play: the curve's cursor label follows"
-tm send-keys -t tui Space
+keys Space
 check '^\|\| step [0-9]+/65 runs' "play: space pauses"
 a=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$'); sleep 0.6
 b=$(screen | grep -oE '^\|\| step [0-9]+' | grep -oE '[0-9]+$')
-[ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: play: paused cursor moved ($a -> $b)"; fails=$((fails+1)); }
-tm send-keys -t tui l
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "play: paused cursor moved ($a -> $b)"
+keys l
 check "^\\|\\| step $((b + 1))/65" "play: l steps while paused"
-tm send-keys -t tui Escape
+keys Escape
 check '\?:help  q:quit' "play: Esc hides the line"
-tm send-keys -t tui q
-wait_exit "play: q"
+quit "play: q"
 
 # ---- graph view: dot layout, labels, pan, zoom, selection -------------------
 start samples/chain32.json -s greedy -b 20
 check 'chain32-train \| greedy \| budget 20 B .*solved' "graph: plan"
-tm send-keys -t tui BTab
+keys BTab
 check 'chain32-train: 66 nodes, zoom 1x' "graph view opens"
 check '(^| )f1( |$)' "graph: node labels drawn"
 check 'id +x$' "graph: the top node is selected"
-tm send-keys -t tui n
+keys n
 check 'id +f1$' "graph: n selects the next node"
 check 'op +[a-z]+' "graph: op of the selected node"
 check 'size +1 B' "graph: size of the selected node"
-tm send-keys -t tui N N
+keys N N
 check 'id +f32.grad|id +[a-z0-9.]+$' "graph: N goes back (wraps)"
-tm send-keys -t tui '+'
+keys '+'
 check 'zoom 1.5x' "graph: + zooms in"
-tm send-keys -t tui '-' '-'
+keys '-' '-'
 check 'zoom 0.67x' "graph: - zooms out"
-tm send-keys -t tui n
+keys n
 check 'id +x$' "graph: n wraps to the first node"
 row_of_x() { screen | grep -nE '^ +x +│' | head -1 | cut -d: -f1; }
 r1=$(row_of_x)
-tm send-keys -t tui j
+keys j
 sleep 0.3
 r2=$(row_of_x)
 [ -n "$r1" ] && [ -n "$r2" ] && [ "$r2" -eq $((r1 - 2)) ] ||
-    { echo "FAIL: graph: j should move the drawing up 2 rows (x at row '$r1' then '$r2')"; fails=$((fails+1)); }
+    fail "graph: j should move the drawing up 2 rows (x at row '$r1' then '$r2')"
 # the view's own keys leave the budget alone
 check '\| budget 20 B \|' "graph: arrows pan, not the budget"
 # a recomputed node's runs
 for i in $(seq 1 12); do
     screen | grep -qE 'runs +[2-9] \(recomputed\)' && break
-    tm send-keys -t tui n; sleep 0.1
+    keys n; sleep 0.1
 done
 check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
-tm send-keys -t tui q
-wait_exit "graph: q"
+quit "graph: q"
 
 # ---- never block: Ctrl-C during a long solve quits at once -----------------
 # checkmate's MILP runs up to its 60 s limit on this graph; wait_exit allows 10 s
 start samples/models/resnet18.json -s checkmate -b 60%
 check 'resnet18-train-b8 \| checkmate \| budget [0-9.]+ MiB \| .*solving' "ctrl-c: a long solve runs"
-tm send-keys -t tui C-c
+keys C-c
 wait_exit "ctrl-c during checkmate"
 start samples/models/resnet18.json -s checkmate -b 60%
 check 'resnet18-train-b8 \| checkmate \| .*solving' "q: a long solve runs"
-tm send-keys -t tui q
-wait_exit "q during checkmate"
+quit "q during checkmate"
 
 # an export runs in the background: the message says so, then the file
 start samples/transformer_small.json -s greedy -b 80%
 check '\| greedy \| .*solved' "export: plan"
-tm send-keys -t tui e
-tm send-keys -t tui -l "$T/tf.svg"
-tm send-keys -t tui Enter
+keys e
+type_line "$T/tf.svg"
 check "wrote .*tf\.svg \(svg, [0-9.]+s\)" "export: svg written by the background task"
-grep -q '<svg' "$T/tf.svg" || { echo "FAIL: export: no SVG in $T/tf.svg"; fails=$((fails+1)); }
-[ ! -e "$T/tf.svg.part" ] || { echo "FAIL: export: left the partial file"; fails=$((fails+1)); }
-tm send-keys -t tui e
-tm send-keys -t tui -l "$T/tf.pdf"
-tm send-keys -t tui Enter
+grep -q '<svg' "$T/tf.svg" || fail "export: no SVG in $T/tf.svg"
+[ ! -e "$T/tf.svg.part" ] || fail "export: left the partial file"
+keys e
+type_line "$T/tf.pdf"
 check "export: '.*tf\.pdf': name a \.dot, \.gv, \.svg, \.png or \.json file" "export: format from the name"
-tm send-keys -t tui q
-wait_exit "export: q"
+quit "export: q"
 
 # ---- structures on the timeline ----------------------------------------------
 start samples/chain32.json -s kusumoto-exact -b 26
@@ -352,114 +342,106 @@ check 'peak 26 B at step 34 \(f32\.grad\), [0-9]+ recomputation steps' "timeline
 check '^ +0└.*▴' "timeline: recomputation steps marked on the time axis"
 check '^ +block ├V_1─*┤' "timeline: the blocks as a band under the curve"
 check 'V_1┄' "timeline: where V_1 is recomputed"
-tm send-keys -t tui '}'
+keys '}'
 check 'selected V_1: 10 nodes, first runs at steps 1-10, [1-9][0-9]* recomputation steps' "timeline: } selects a block"
-tm send-keys -t tui Tab Tab Tab
+keys Tab Tab Tab
 check '^> \[block\] V_1 \(10, 10 B\)' "timeline: the structure view shows the same selection"
 check 'selected V_1: first runs at steps 1-10' "timeline: structure view header"
-tm send-keys -t tui j
+keys j
 check '^> \[block\] V_2 ' "timeline: j selects the next block"
-tm send-keys -t tui q
-wait_exit "timeline: q"
+quit "timeline: q"
 # TWRemat's recursion: its separators as spans, level by level
 start samples/chain32.json -s twremat -b 20
 check '^ +bag +├separator, level 0─*┤' "timeline: TWRemat's separator span"
-tm send-keys -t tui b
-tm send-keys -t tui -l 1
-tm send-keys -t tui Enter
+keys b
+type_line 1
 check 'budget clamped to the range 5 B \(5\) \.\. 35 B \(35\)' "timeline: a clamped budget says the range, exactly"
-tm send-keys -t tui q
-wait_exit "twremat: q"
+quit "twremat: q"
 # above the budget: counted on the curve (17 steps of noremat's 65 exceed 26 B)
 "$REMAT" solve samples/chain32.json -s noremat -o "$T/n.json" 2>/dev/null
 over=$("$REMAT" simulate samples/chain32.json "$T/n.json" --csv | awk -F, 'NR > 1 && $3 + 0 > 26' | wc -l)
 start samples/chain32.json -s noremat -b 26
 check "peak 35 B at step 34 \(f32\.grad\), $over steps over the budget" "timeline: steps over the budget ($over)"
-tm send-keys -t tui q
-wait_exit "over budget: q"
+quit "over budget: q"
 
 # ---- what to recompute: the ranking at the peak, pin and force ------------------
 start samples/chain32.json -s fastsa -b 26
 check 'chain32-train \| fastsa \| budget 26 B \| .*solved' "recompute: fastsa plan"
-tm send-keys -t tui Tab Tab
+keys Tab Tab
 check 'Worth recomputing at step 34 \(f32\.grad\), the peak' "recompute: ranking at the peak"
 check '^> f[0-9]+ +1 B +[0-9]+ +1 +[0-9]+ (held|gone) +keeps it' "recompute: the best candidate selected"
 # j moves the selection down the ranking; the second candidate is forced
-tm send-keys -t tui j
+keys j
 check '^> f[0-9]+ ' "recompute: a row selected"
 sleep 0.3
 sel=$(screen | awk '$1 == ">" { print $2; exit }')
 [ "$(screen | awk '$1 == ">" { print NR; exit }')" = 5 ] ||
-    { echo "FAIL: recompute: j did not select the second row"; fails=$((fails+1)); }
-tm send-keys -t tui F
+    fail "recompute: j did not select the second row"
+keys F
 check "forced \(recompute\) $sel; solving again with pin=- force=$sel" "recompute: F forces $sel"
 check "fastsa \| budget 26 B \| .*solved .*\| force $sel" "recompute: fastsa solved with force=$sel"
 check "^  $sel +[2-9] " "recompute: the plan recomputes $sel"
 # a solver that cannot honour the rule says so; C clears it
 num=$("$REMAT" list-solvers | grep '^[a-z]' | awk '$1 == "greedy" { print NR }')
-tm send-keys -t tui a "$num" Enter
+keys a "$num" Enter
 check 'greedy cannot honour pin/force' "recompute: greedy refuses force="
-tm send-keys -t tui C
+keys C
 check 'no node pinned or forced' "recompute: C clears the rules"
 check 'chain32-train \| greedy \| budget 26 B \| .*solved' "recompute: greedy solves without rules"
-tm send-keys -t tui q
-wait_exit "recompute: q"
+quit "recompute: q"
 
 # ---- a graph a person can read: kumar_fig1 whole at the opening zoom --------------
 start samples/kumar_fig1.json
-tm send-keys -t tui BTab
+keys BTab
 check 'kumar-fig1: 5 nodes, zoom 1x' "graph: kumar view"
 screen | sed -n '3,26p' | cut -c1-68 >"$T/drawing"
 for n in A B C D E; do
-    grep -qE "(^| )$n( |$)" "$T/drawing" || { echo "FAIL: graph: node $n not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
+    grep -qE "(^| )$n( |$)" "$T/drawing" || { fail "graph: node $n not drawn"; cat "$T/drawing"; }
 done
 [ "$(grep -o '[│─┌┐└┘├┤┬┴┼]' "$T/drawing" | wc -l)" -ge 12 ] ||
-    { echo "FAIL: graph: kumar's six edges not drawn"; cat "$T/drawing"; fails=$((fails+1)); }
-tm send-keys -t tui /
+    { fail "graph: kumar's six edges not drawn"; cat "$T/drawing"; }
+keys /
 check 'search id or op: _' "graph: / asks for a search"
-tm send-keys -t tui -l D
-tm send-keys -t tui Enter
+type_line D
 check 'id +D$' "graph: search selects D"
-tm send-keys -t tui f
+keys f
 check 'kumar-fig1: 5 nodes, zoom 1x, focus D' "graph: f focuses on D"
 check 'in 2, out 1' "graph: D's inputs and consumers"
-tm send-keys -t tui f
+keys f
 check 'kumar-fig1: 5 nodes, zoom 1x \(' "graph: f again shows the whole graph"
-tm send-keys -t tui q
-wait_exit "graph kumar: q"
+quit "graph kumar: q"
 
 # ---- details: the picker edits options, help explains views and columns ---------
 start samples/chain32.json -s noremat
 check 'chain32-train \| noremat \| .*solved' "picker options: plan"
-tm send-keys -t tui a
+keys a
 check 'Choose a solver' "picker options: picker"
 num=$(screen | awk '$2 == "fastsa" { print $1 } $3 == "fastsa" { print $2 }' | head -1)
-tm send-keys -t tui 1
-i=1; while [ $i -lt "$num" ]; do tm send-keys -t tui Down; i=$((i + 1)); done
-tm send-keys -t tui Tab
+keys 1
+i=1; while [ $i -lt "$num" ]; do keys Down; i=$((i + 1)); done
+keys Tab
 check 'options of fastsa \(value in force\)' "picker options: fastsa's options"
 check '^ +> [a-z_]+ += ' "picker options: the first option highlighted"
 for i in 1 2 3 4 5 6 7 8 9 10; do
     screen | grep -qE '^ +> time_limit ' && break
-    tm send-keys -t tui Down; sleep 0.1
+    keys Down; sleep 0.1
 done
 check '^ +> time_limit += [^ ]+ +\(default\)' "picker options: time_limit and its default"
-tm send-keys -t tui Enter
+keys Enter
 check 'value \(empty: default\): [^ ]+_' "picker options: editing time_limit"
-tm send-keys -t tui C-u
-tm send-keys -t tui -l 1
-tm send-keys -t tui Enter
+keys C-u
+type_line 1
 check 'time_limit += 1 +\(set\)' "picker options: the value in force"
 check 'fastsa: time_limit = 1' "picker options: message"
-tm send-keys -t tui Left Enter
+keys Left Enter
 check 'chain32-train \| fastsa \| .*solved' "picker options: fastsa solves with them"
-tm send-keys -t tui '?'
+keys '?'
 check 'Views \(Tab / Shift-Tab\)' "help: the views"
-tm send-keys -t tui NPage
+keys NPage
 check 'Recompute +at the time cursor, the held values worth recomputing' "help: what the Recompute view shows"
-tm send-keys -t tui NPage NPage
+keys NPage NPage
 check 'why +input: resident all along' "help: the inspector's columns"
-tm send-keys -t tui x q
+keys x q
 wait_exit "details: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------

@@ -1,6 +1,6 @@
 /* fuzz.h — what every libFuzzer harness here shares: the input as a
- * NUL-terminated string, the one-line refusal check, and the JSON round
- * trip every loaded graph must pass. */
+ * NUL-terminated string, the one-line refusal check, the JSON round
+ * trip every loaded graph must pass, and the whole test of a text loader. */
 #ifndef REMAT_FUZZ_H
 #define REMAT_FUZZ_H
 
@@ -48,6 +48,27 @@ static inline void fuzz_json_round_trip(Graph *g)
     free(j2);
     graph_free(g2);
     graph_free(g);
+}
+
+/* A graph reader: text of len bytes named fname; NULL with e set on refusal. */
+typedef Graph *(*FuzzGraphReader)(const char *text, size_t len, const char *fname, Err *e);
+
+/* The harness body of every loader that reads whole text into a graph:
+ * the input either loads and round-trips through JSON, or is refused with
+ * one line naming fname. */
+static inline int fuzz_graph_reader(const uint8_t *data, size_t size, FuzzGraphReader read,
+                                    const char *fname)
+{
+    char *text = fuzz_text(data, size);
+    Err e;
+    err_clear(&e);
+    Graph *g = read(text, size, fname, &e);
+    if (g)
+        fuzz_json_round_trip(g);
+    else
+        fuzz_refused(&e, fname);
+    free(text);
+    return 0;
 }
 
 #endif

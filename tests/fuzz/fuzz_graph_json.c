@@ -6,14 +6,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = fuzz_text(data, size);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_from_json(text, size, "fuzz.json", &e);
-    if (g)
-        fuzz_json_round_trip(g);
-    else
-        fuzz_refused(&e, "fuzz.json");
-    free(text);
-    return 0;
+    return fuzz_graph_reader(data, size, graph_from_json, "fuzz.json");
 }

@@ -19,18 +19,15 @@ static const char *const MEMBERS[] = {"noremat", "chen", "echo", "greedy", "revo
 
 #define FSA "iters=20000;restarts=0;time_limit=60"
 
-static void test_never_worse_than_members(void **st)
+static void test_never_worse_than_members(void **st TU_UNUSED)
 {
-    (void)st;
     int compared = 0;
     for (size_t gi = 0; gi < sizeof SAMPLES / sizeof *SAMPLES; gi++) {
         Err e;
         Graph *g = graph_load(SAMPLES[gi], &e);
         if (!g)
             fail_msg("%s", e.msg);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 90; pct >= 50; pct -= 20) {
             int64_t b = bp * pct / 100;
             if (b < graph_min_peak(g, NULL))
@@ -74,13 +71,10 @@ static void test_never_worse_than_members(void **st)
  * 20-node training chain a tenth of the way from the smallest peak to the
  * baseline's, the pool alone is 7 % dearer than the MILP's proven optimum;
  * with the exact member auto reaches it and names checkmate. */
-static void test_exact_member(void **st)
+static void test_exact_member(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = gen_training("chain", 9, 7);
-    int64_t bp, lo = graph_min_peak(g, NULL);
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
     int64_t b = lo + (bp - lo) / 10;
     const char *off[] = {"time_limit=10", "exact=off", NULL}, *on[] = {"time_limit=10", NULL},
                *cm[] = {"time_limit=30", NULL};
@@ -108,15 +102,12 @@ static void test_exact_member(void **st)
 
 /* A re-solve for a budget the pool already covers is a pick: it fits and
  * names its maker. */
-static void test_resolve_from_pool(void **st)
+static void test_resolve_from_pool(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     Graph *g = graph_load("samples/transformer_small.json", &e);
     assert_non_null(g);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     const char *opts[] = {"time_limit=2", NULL};
     Solver *s = tu_solver(g, "auto", opts);
     Plan p, q;
@@ -137,9 +128,8 @@ static void test_resolve_from_pool(void **st)
     graph_free(g);
 }
 
-static void test_bad_options(void **st)
+static void test_bad_options(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A");
     SolverOpts o;
     Err e;

@@ -52,17 +52,14 @@ static double model_peak(const CmModel *M, const double *x)
     return pk;
 }
 
-static void test_model_baseline_exact(void **st)
+static void test_model_baseline_exact(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 77;
     for (int it = 0; it < 30; it++) {
         Graph *g = tu_random_chain_training(&seed, 2 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         CmModel M;
         Err e;
         assert_int_equal(cm_build(&M, g, ord, n, bp, 1 << 26, &e), ERR_OK);
@@ -86,9 +83,8 @@ static void test_model_baseline_exact(void **st)
     }
 }
 
-static void test_model_recomputing_schedules(void **st)
+static void test_model_recomputing_schedules(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 5;
     int checked = 0;
     const char *solvers[] = {"greedy", "chen", "kusumoto-approx", "revolve"};
@@ -98,9 +94,7 @@ static void test_model_recomputing_schedules(void **st)
         Graph *g = tu_random_chain_training(&seed, 3 + it % 6, 1);
         int n;
         int *ord = sim_baseline_order(g, &n);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
             Plan p;
             if (tu_solve(g, solvers[k], bp * 2 / 3, &p, NULL) != ERR_OK) {
@@ -142,9 +136,8 @@ static void test_model_recomputing_schedules(void **st)
     assert_true(checked >= 20);
 }
 
-static void test_milp_tiny(void **st)
+static void test_milp_tiny(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 99;
     int proven = 0, compared = 0;
     const char *others[] = {"noremat", "greedy", "chen", "kusumoto-exact", "kusumoto-approx", "revolve", "twremat"};
@@ -167,9 +160,7 @@ static void test_milp_tiny(void **st)
                 plan_done(&p);
                 continue;
             }
-            double c;
-            int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
-            assert_true(pk >= 0 && pk <= b);
+            double c = tu_check_within(g, &p, b);
             assert_true(c == p.cost);
             assert_true(opt >= 0 && c >= opt - 1e-9);
             if (p.optimal) {
@@ -215,24 +206,19 @@ static void test_milp_tiny(void **st)
  * the budget, above a byte on these 13 MB budgets) its "optimal" plans
  * were a byte over, and the lowered budget missed plans exactly at it
  * (random-9 at a half of the way down: 100000001 instead of 99000001). */
-static void test_budget_exact(void **st)
+static void test_budget_exact(void **st TU_UNUSED)
 {
-    (void)st;
     static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
     const char *opts[] = {"order=graph", "warm=none", "time_limit=30", NULL};
     int checked = 0;
     for (int k = 0; k < 4; k++) {
         Graph *g = gen_training(kinds[k], 9, 7);
-        int64_t bp, lo = graph_min_peak(g, NULL);
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
         int64_t b = lo + (bp - lo) / 2;
         Plan p, q;
         if (tu_solve(g, "checkmate", b, &p, opts) == ERR_OK && p.optimal) {
             assert_int_equal(tu_solve(g, "checkmate", p.peak, &q, opts), ERR_OK);
-            double c;
-            int64_t pk = tu_check_peak(g, q.steps, q.T, &c);
-            assert_true(pk >= 0 && pk <= p.peak);
+            tu_check_within(g, &q, p.peak);
             if (!q.optimal || q.cost != p.cost)
                 fail_msg("%s: optimum %.0f at budget %lld, but %.0f (%s) at its peak %lld", kinds[k],
                          p.cost, (long long)b, q.cost, q.optimal ? "optimal" : "not proven",
@@ -249,16 +235,13 @@ static void test_budget_exact(void **st)
 /* order=both solves the best plan's order and then the graph's: where each
  * alone is proven optimal, both is never dearer than either, and it is
  * proven only when no order's bound is below its cost. */
-static void test_order_both(void **st)
+static void test_order_both(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 7;
     int compared = 0;
     for (int it = 0; it < 10; it++) {
         Graph *g = tu_random_chain_training(&seed, 3 + it % 4, 1);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         int64_t lo = graph_min_peak(g, NULL);
         for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 2) {
             const char *og[] = {"warm=greedy", "order=graph", NULL}, *ob[] = {"warm=greedy", "order=best", NULL},
@@ -268,9 +251,7 @@ static void test_order_both(void **st)
                 r2 = tu_solve(g, "checkmate", b, &p2, o2);
             if (rg == ERR_OK || rb == ERR_OK) {
                 assert_int_equal(r2, ERR_OK);
-                double c;
-                int64_t pk = tu_check_peak(g, p2.steps, p2.T, &c);
-                assert_true(pk >= 0 && pk <= b);
+                tu_check_within(g, &p2, b);
                 if (rg == ERR_OK && pg.optimal)
                     assert_true(p2.cost <= pg.cost * (1 + 1e-9));
                 if (rb == ERR_OK && pb.optimal)
@@ -290,16 +271,13 @@ static void test_order_both(void **st)
     assert_true(compared >= 10);   /* 13 of 30 budgets have a plan in the model */
 }
 
-static void test_lp_rounding_plans(void **st)
+static void test_lp_rounding_plans(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 3;
     int fits = 0;
     for (int it = 0; it < 10; it++) {
         Graph *g = tu_random_chain_training(&seed, 3 + it % 5, 1);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 100; pct >= 60; pct -= 20) {
             Plan p;
             int rc = tu_solve(g, "checkmate-lp", bp * pct / 100, &p, NULL);
@@ -338,9 +316,8 @@ static double now(void)
 }
 
 /* A MILP that runs for a minute stops soon after the caller cancels. */
-static void test_cancel(void **st)
+static void test_cancel(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     Graph *g = graph_load("samples/chain32.json", &e);
     assert_non_null(g);
@@ -353,9 +330,7 @@ static void test_cancel(void **st)
     pthread_create(&th, NULL, cancel_later, &c);
     Plan p;
     plan_init(&p);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     double t0 = now();
     int rc = solver_plan(s, bp / 3, NULL, &p, &pr, &e);
     double dt = now() - t0;
@@ -369,9 +344,8 @@ static void test_cancel(void **st)
 }
 
 /* Degenerate graphs: only inputs; nothing to recompute. */
-static void test_inputs_only(void **st)
+static void test_inputs_only(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("!a; !b");
     const char *names[] = {"checkmate", "checkmate-free", "checkmate-lp"};
     for (int i = 0; i < 3; i++) {
@@ -384,9 +358,8 @@ static void test_inputs_only(void **st)
 }
 
 /* pin= and force= become bounds and rows of the MILP. */
-static void test_pin_force(void **st)
+static void test_pin_force(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     const char *free_[] = {"warm=none", NULL};

@@ -7,37 +7,6 @@
 
 static const char *FIG1 = "A; B:A; C:B; D:B,C; E:A,D";
 
-/* Plan p re-checked by the independent checker: peak and cost agree. */
-static void check_plan(const Graph *g, const Plan *p)
-{
-    double c = -1;
-    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
-    assert_true(pk >= 0);
-    assert_int_equal(pk, p->peak);
-    assert_true(c == p->cost);
-}
-
-static Graph *training(const char *spec)
-{
-    Graph *f = tu_graph(spec);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    if (!g)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return g;
-}
-
-static Graph *chain_training(int n)
-{
-    char spec[4096];
-    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; f0:x");
-    for (int i = 1; i < n; i++)
-        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d:f%d", i, i - 1);
-    return training(spec);
-}
-
 static int64_t noremat_peak(const Graph *g)
 {
     Plan p;
@@ -47,9 +16,8 @@ static int64_t noremat_peak(const Graph *g)
     return pk;
 }
 
-static void test_greedy_fig1_budget3(void **state)
+static void test_greedy_fig1_budget3(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "greedy", 3, &p, NULL), ERR_OK);
@@ -59,15 +27,14 @@ static void test_greedy_fig1_budget3(void **state)
     const char *want[] = {"A", "B", "C", "D", "A", "E"};
     for (int t = 0; t < 6; t++)
         assert_string_equal(g->nodes[p.steps[t]].id, want[t]);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), 3);
     plan_done(&p);
     graph_free(g);
 }
 
-static void test_greedy_fig1_equals_noremat(void **state)
+static void test_greedy_fig1_equals_noremat(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan n, p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
@@ -78,16 +45,15 @@ static void test_greedy_fig1_equals_noremat(void **state)
         assert_true(p.cost == 5);
         assert_int_equal(p.T, n.T);
         assert_memory_equal(p.steps, n.steps, (size_t)n.T * sizeof *n.steps);
-        check_plan(g, &p);
+        tu_check_plan(g, &p);
         plan_done(&p);
     }
     plan_done(&n);
     graph_free(g);
 }
 
-static void test_greedy_fig1_below_min_peak(void **state)
+static void test_greedy_fig1_below_min_peak(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "greedy", 2, &p, NULL), ERR_OVER_BUDGET);
@@ -95,56 +61,48 @@ static void test_greedy_fig1_below_min_peak(void **state)
     graph_free(g);
 }
 
-static void test_chen_chain32(void **state)
+static void test_chen_chain32(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(32);
+    Graph *g = tu_chain_training("f", 0, 32);
     int64_t base = noremat_peak(g);
     assert_int_equal(base, 35); /* x, 32 forward values, loss, one gradient */
     Plan p;
     assert_int_equal(tu_solve(g, "chen", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
     assert_true(p.peak < base);
     assert_true(p.recomputations > 0);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     int64_t auto_peak = p.peak;
     plan_done(&p);
 
     /* with a budget: the cheapest segment count that fits */
     assert_int_equal(tu_solve(g, "chen", auto_peak, &p, NULL), ERR_OK);
     assert_true(p.peak <= auto_peak);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     plan_done(&p);
 
     /* a fixed count; one segment recomputes nothing */
     const char *four[] = {"segments=4", NULL};
     assert_int_equal(tu_solve(g, "chen", PLAN_NO_BUDGET, &p, four), ERR_OK);
     assert_true(p.peak < base);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     plan_done(&p);
     const char *one[] = {"segments=1", NULL};
     assert_int_equal(tu_solve(g, "chen", PLAN_NO_BUDGET, &p, one), ERR_OK);
     assert_int_equal(p.peak, base);
     assert_int_equal(p.recomputations, 0);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     plan_done(&p);
     graph_free(g);
 }
 
-static void test_chen_describe_and_resolve(void **state)
+static void test_chen_describe_and_resolve(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(16);
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("chen"), g, NULL, &e);
-    assert_non_null(s);
+    Graph *g = tu_chain_training("f", 0, 16);
+    Solver *s = tu_solver(g, "chen", NULL);
     Plan p, q;
-    plan_init(&p);
-    plan_init(&q);
-    assert_int_equal(solver_plan(s, PLAN_NO_BUDGET, NULL, &p, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, NULL, &p), ERR_OK);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &p, &o, &e), ERR_OK);
+    tu_describe(s, &p, &o);
     assert_int_equal(o.n, 4); /* round(sqrt(16)) segments */
     int covered = 0;
     for (int i = 0; i < o.n; i++) {
@@ -153,7 +111,7 @@ static void test_chen_describe_and_resolve(void **state)
     }
     assert_int_equal(covered, 16);
     overlay_done(&o);
-    assert_int_equal(solver_plan(s, PLAN_NO_BUDGET, &p, &q, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, &p, &q), ERR_OK);
     assert_int_equal(q.T, p.T);
     assert_memory_equal(q.steps, p.steps, (size_t)p.T * sizeof *p.steps);
     plan_done(&p);
@@ -165,19 +123,17 @@ static void test_chen_describe_and_resolve(void **state)
 static void expect_refusal(const Graph *g, const char *msg)
 {
     Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("chen"), g, NULL, &e);
+    Solver *s = tu_solver_new(g, "chen", NULL, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     if (!strstr(e.msg, msg))
         fail_msg("message '%s' lacks '%s'", e.msg, msg);
 }
 
-static void test_chen_refusals(void **state)
+static void test_chen_refusals(void **state TU_UNUSED)
 {
-    (void)state;
     /* two parallel chains into the loss: no node separates source from loss */
-    Graph *g = training("!x; A:x; B:x; C:A; D:B");
+    Graph *g = tu_training("!x; A:x; B:x; C:A; D:B");
     expect_refusal(g, "no articulation points in the forward part");
     graph_free(g);
     Graph *f = tu_graph("!x; A:x; B:A");
@@ -191,32 +147,38 @@ static uint32_t rng(uint32_t *s)
     return *s >> 8;
 }
 
-static void test_greedy_random(void **state)
+/* A training graph of 1 to 8 forward nodes of sizes 1..4 that all read x,
+ * each reading every earlier one with probability 1/edge_odds. */
+static Graph *random_training(uint32_t *seed, uint32_t edge_odds)
 {
-    (void)state;
+    int n = 1 + (int)(rng(seed) % 8);
+    char spec[1024];
+    size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
+    for (int v = 0; v < n; v++) {
+        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(seed) % 4);
+        for (int w = 0; w < v; w++)
+            if (rng(seed) % edge_odds == 0)
+                u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
+    }
+    return tu_training(spec);
+}
+
+static void test_greedy_random(void **state TU_UNUSED)
+{
     uint32_t seed = 12345;
     for (int iter = 0; iter < 200; iter++) {
-        int n = 1 + (int)(rng(&seed) % 8);
-        char spec[1024];
-        size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
-        for (int v = 0; v < n; v++) {
-            u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(&seed) % 4);
-            for (int w = 0; w < v; w++)
-                if (rng(&seed) % 3 == 0)
-                    u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
-        }
-        Graph *g = training(spec);
+        Graph *g = random_training(&seed, 3);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
         Plan p;
         assert_int_equal(tu_solve(g, "greedy", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
         assert_true(p.peak <= base);
-        check_plan(g, &p);
+        tu_check_plan(g, &p);
         plan_done(&p);
         for (int64_t b = lo; b <= base + 1; b++) {
             int rc = tu_solve(g, "greedy", b, &p, NULL);
             assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
             assert_true(p.T > 0);
-            check_plan(g, &p);
+            tu_check_plan(g, &p);
             if (b >= base) {
                 assert_int_equal(rc, ERR_OK);
                 assert_true(p.peak <= base);
@@ -230,26 +192,15 @@ static void test_greedy_random(void **state)
 
 /* chen on random small training graphs: a refusal names the reason, any
  * plan re-validates, and segments=1 is never worse than noremat. */
-static void test_chen_random(void **state)
+static void test_chen_random(void **state TU_UNUSED)
 {
-    (void)state;
     uint32_t seed = 777;
     int planned = 0, refused = 0;
     for (int iter = 0; iter < 200; iter++) {
-        int n = 1 + (int)(rng(&seed) % 8);
-        char spec[1024];
-        size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
-        for (int v = 0; v < n; v++) {
-            u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(&seed) % 4);
-            for (int w = 0; w < v; w++)
-                if (rng(&seed) % 2 == 0)
-                    u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
-        }
-        Graph *g = training(spec);
+        Graph *g = random_training(&seed, 2);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
         Err e;
-        err_clear(&e);
-        Solver *s = solver_new(solver_find("chen"), g, NULL, &e);
+        Solver *s = tu_solver_new(g, "chen", NULL, &e);
         if (!s) {
             assert_int_equal(e.code, ERR_UNSUPPORTED);
             assert_non_null(strstr(e.msg, "no articulation points"));
@@ -260,10 +211,9 @@ static void test_chen_random(void **state)
         planned++;
         for (int64_t b = lo; b <= base; b++) {
             Plan p;
-            plan_init(&p);
-            int rc = solver_plan(s, b, NULL, &p, NULL, &e);
+            int rc = tu_plan(s, b, NULL, &p);
             assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
-            check_plan(g, &p);
+            tu_check_plan(g, &p);
             if (b == base) /* one segment recomputes nothing and fits */
                 assert_int_equal(rc, ERR_OK);
             plan_done(&p);

@@ -23,9 +23,8 @@ static int *ids(const Graph *g, const char *list, int *T)
     return buf;
 }
 
-static void test_fig1_figures(void **st)
+static void test_fig1_figures(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph(FIG1);
     Err e;
     Sim s;
@@ -55,9 +54,8 @@ static void test_fig1_figures(void **st)
     graph_free(g);
 }
 
-static void test_invalid_schedules(void **st)
+static void test_invalid_schedules(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("!x; A:x; B:A; C:B");
     Err e;
     Sim s;
@@ -75,9 +73,8 @@ static void test_invalid_schedules(void **st)
     graph_free(g);
 }
 
-static void test_inputs_workspace(void **st)
+static void test_inputs_workspace(void **st TU_UNUSED)
 {
-    (void)st;
     const char *json = "{\"format\":\"remat-graph\",\"version\":1,\"nodes\":["
                        "{\"id\":\"w\",\"op\":\"param\",\"phase\":\"input\",\"size\":100},"
                        "{\"id\":\"a\",\"size\":10,\"inputs\":[\"w\"],\"workspace\":7},"
@@ -109,9 +106,8 @@ static void test_inputs_workspace(void **st)
 /* Random graphs, random valid schedules with recomputation: the simulator
  * and the independent O(T^2) checker agree on peak and cost, and the live
  * set at every step sums to the curve. */
-static void test_random_vs_checker(void **st)
+static void test_random_vs_checker(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 12345;
     for (int iter = 0; iter < 300; iter++) {
         int n = 2 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 9;
@@ -195,9 +191,8 @@ static void expect_json_error(const char *json, const char *needle)
     assert_null(strchr(e.msg, '\n'));
 }
 
-static void test_graph_errors(void **st)
+static void test_graph_errors(void **st TU_UNUSED)
 {
-    (void)st;
     expect_json_error("{\"format\":\"remat-graph\",\n\"nodes\":[\n{\"id\":\"a\"}\n{\"id\":\"b\"}]}",
                       "bad.json:4:1");
     expect_json_error("{\"format\":\"remat-graph\",\"nodes\":[]}", "empty graph");
@@ -233,9 +228,8 @@ static void test_graph_errors(void **st)
     expect_json_error("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"a\"}]} trailing", "bad.json:1:");
 }
 
-static void test_round_trips(void **st)
+static void test_round_trips(void **st TU_UNUSED)
 {
-    (void)st;
     const char *json = "{\"format\":\"remat-graph\",\"version\":1,\"name\":\"t \\\"q\\\"\",\"source\":\"s\","
                        "\"nodes\":[{\"id\":\"x\",\"op\":\"param\",\"phase\":\"input\",\"size\":5},"
                        "{\"id\":\"a b\",\"op\":\"conv2d\",\"cost\":2.5,\"size\":9007199254740992,"
@@ -265,9 +259,8 @@ static void test_round_trips(void **st)
     graph_free(g3);
 }
 
-static void test_dot_errors(void **st)
+static void test_dot_errors(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     const char *bad = "digraph g {\n  a -> b;\n  c -> ;\n}\n";
     assert_null(graph_from_dot(bad, strlen(bad), "bad.dot", &e));
@@ -285,9 +278,8 @@ static void test_dot_errors(void **st)
     assert_non_null(strstr(e.msg, "digraph"));
 }
 
-static void test_transform(void **st)
+static void test_transform(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *f = tu_graph("!x; a:x; b:a; c:b,x");
     Err e;
     Graph *t = graph_make_training(f, &e);
@@ -322,9 +314,8 @@ static void test_transform(void **st)
     graph_free(f);
 }
 
-static void test_units(void **st)
+static void test_units(void **st TU_UNUSED)
 {
-    (void)st;
     int64_t v;
     Err e;
     assert_int_equal(units_parse_bytes("512MiB", -1, &v, &e), 0);
@@ -347,9 +338,8 @@ static void test_units(void **st)
     assert_string_equal(buf, "7 B");
 }
 
-static void test_plan_json(void **st)
+static void test_plan_json(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
@@ -378,9 +368,8 @@ static void test_plan_json(void **st)
     graph_free(g);
 }
 
-static void test_noremat_memory_order(void **st)
+static void test_noremat_memory_order(void **st TU_UNUSED)
 {
-    (void)st;
     /* two independent branches: running one branch to completion first
      * keeps fewer values alive than interleaving them (file order) */
     Graph *g = tu_graph("a1=4; b1=4; a2=1:a1; b2=1:b1; s:a2,b2");
@@ -399,9 +388,8 @@ static void test_noremat_memory_order(void **st)
 /* Every solver's option table is coherent: each default passes its own
  * check, and a value outside a numeric range or choice list is refused
  * naming the option. */
-static void test_solver_param_tables(void **st)
+static void test_solver_param_tables(void **st TU_UNUSED)
 {
-    (void)st;
     Err e;
     for (int i = 0; i < solver_count(); i++)
         for (const SolverParam *p = solver_at(i)->params; p && p->name; p++) {

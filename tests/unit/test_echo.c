@@ -9,47 +9,27 @@
 /* forward graph text as JSON nodes: id op size inputs */
 static Graph *fwd_graph(const char *nodes_json)
 {
-    char buf[8192];
+    char buf[8192 + 64];   /* the nodes and the document around them */
     snprintf(buf, sizeof buf, "{\"format\":\"remat-graph\",\"nodes\":[%s]}", nodes_json);
-    Graph *f = tu_graph_json(buf);
-    Err e;
-    Graph *t = graph_make_training(f, &e);
-    assert_non_null(t);
-    graph_free(f);
-    return t;
+    return tu_make_training(tu_graph_json(buf));
 }
 
-static void test_lstm_like_chain(void **st)
+/* noremat's and echo's plans for g into *base and *p; echo's must
+ * re-validate with the peak it states. */
+static void solve_both(const Graph *g, Plan *base, Plan *p)
 {
-    (void)st;
+    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, base, NULL), ERR_OK);
+    assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, p, NULL), ERR_OK);
+    assert_int_equal(tu_check_peak(g, p->steps, p->T, NULL), p->peak);
+}
+
+static void test_lstm_like_chain(void **st TU_UNUSED)
+{
     /* matmul -> 3 cheap elementwise ops -> matmul, repeated: the cheap
      * values are stashed for backward, the matmul outputs anyway */
-    char nodes[8192];
-    size_t u = 0;
-    u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                          "{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
-    const char *prev = "x";
-    char names[40][32];
-    int k = 0;
-    for (int blk = 0; blk < 6; blk++) {
-        snprintf(names[k], 32, "mm%d", blk);
-        u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                              ",{\"id\":\"%s\",\"op\":\"matmul\",\"size\":10,\"cost\":100,\"inputs\":[\"%s\"]}",
-                              names[k], prev);
-        prev = names[k++];
-        for (int j = 0; j < 3; j++) {
-            snprintf(names[k], 32, "ew%d_%d", blk, j);
-            u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                                  ",{\"id\":\"%s\",\"op\":\"tanh\",\"size\":10,\"cost\":1,\"inputs\":[\"%s\"]}",
-                                  names[k], prev);
-            prev = names[k++];
-        }
-    }
-    Graph *g = fwd_graph(nodes);
+    Graph *g = tu_make_training(tu_lstm_graph(1));
     Plan base, p;
-    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &base, NULL), ERR_OK);
-    assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
-    assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), p.peak);
+    solve_both(g, &base, &p);
     assert_true(p.peak < base.peak);
     assert_true(p.cost > base.cost);
     /* only cheap ops are recomputed */
@@ -65,9 +45,8 @@ static void test_lstm_like_chain(void **st)
     graph_free(g);
 }
 
-static void test_figure7_not_recomputed(void **st)
+static void test_figure7_not_recomputed(void **st TU_UNUSED)
 {
-    (void)st;
     /* Zheng et al. Figure 7: Z = tanh(X + Y). The backward pass keeps only
      * Z (tanh's gradient needs its output, add's none, and the matmuls'
      * gradients need their input a); recomputing {S, Z} would release Z (10)
@@ -87,19 +66,16 @@ static void test_figure7_not_recomputed(void **st)
         "{\"id\":\"X.grad\",\"phase\":\"bwd\",\"grad_of\":\"X\",\"inputs\":[\"S.grad\",\"a\"]},"
         "{\"id\":\"Y.grad\",\"phase\":\"bwd\",\"grad_of\":\"Y\",\"inputs\":[\"S.grad\",\"a\"]}]}");
     Plan base, p;
-    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &base, NULL), ERR_OK);
-    assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
+    solve_both(g, &base, &p);
     assert_int_equal(p.T, base.T); /* nothing recomputed */
     assert_int_equal(p.peak, base.peak);
-    assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), p.peak);
     plan_done(&p);
     plan_done(&base);
     graph_free(g);
 }
 
-static void test_random_never_worse(void **st)
+static void test_random_never_worse(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 99;
     const char *ops[] = {"conv2d", "relu", "add", "matmul", "sigmoid"};
     for (int it = 0; it < 60; it++) {
@@ -122,19 +98,16 @@ static void test_random_never_worse(void **st)
         }
         Graph *g = fwd_graph(nodes);
         Plan base, p;
-        assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &base, NULL), ERR_OK);
-        assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
+        solve_both(g, &base, &p);
         assert_true(p.peak <= base.peak);
-        assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), p.peak);
         plan_done(&p);
         plan_done(&base);
         graph_free(g);
     }
 }
 
-static void test_refuses_forward_only(void **st)
+static void test_refuses_forward_only(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A");
     Plan p;
     assert_int_equal(tu_solve(g, "echo", PLAN_NO_BUDGET, &p, NULL), ERR_UNSUPPORTED);

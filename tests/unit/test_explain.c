@@ -19,9 +19,8 @@
 #include "src/session/fit.h"
 #include "src/session/session.h"
 
-static void advice_ranks_held_values(void **st)
+static void advice_ranks_held_values(void **st TU_UNUSED)
 {
-    (void)st;
     /* order A..F: at D (step 4) A idles from B's read (2) to F's (6), B
      * from C's read (3) to E's (5); C is read by D itself */
     Graph *g = tu_graph("A=2; B=3:A; C=1:B; D=1:C; E=1:D,B; F=1:E,A");
@@ -64,9 +63,8 @@ static void advice_ranks_held_values(void **st)
     graph_free(h);
 }
 
-static void band_shows_groups_and_reruns(void **st)
+static void band_shows_groups_and_reruns(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A; C:B; D:C,A");
     Overlay ov;
     overlay_init(&ov);
@@ -125,9 +123,8 @@ static void band_shows_groups_and_reruns(void **st)
     graph_free(g);
 }
 
-static void baseline_runs_on_its_own_axis(void **st)
+static void baseline_runs_on_its_own_axis(void **st TU_UNUSED)
 {
-    (void)st;
     /* a plan twice as long as the baseline: both reach the last column */
     int64_t mem[8] = {1, 1, 1, 1, 1, 1, 1, 1}, base[4] = {2, 2, 2, 8};
     PlotInput in = {.mem = mem, .T = 8, .base = base, .TB = 4, .budget = -1, .peak_step = 0};
@@ -149,9 +146,8 @@ static void baseline_runs_on_its_own_axis(void **st)
     assert_false(cells[9 * 2 + 0].over);
 }
 
-static void fit_in_hundredths(void **st)
+static void fit_in_hundredths(void **st TU_UNUSED)
 {
-    (void)st;
     /* parameters 10000 B; every other value scales: 3400 B at multiplier 1 */
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":["
                              "{\"id\":\"w\",\"op\":\"param\",\"phase\":\"input\",\"size\":10000},"
@@ -185,13 +181,11 @@ static void fit_in_hundredths(void **st)
     graph_free(small);
 }
 
-static void session_keeps_options_rules_and_facts(void **st)
+static void session_keeps_options_rules_and_facts(void **st TU_UNUSED)
 {
-    (void)st;
+    Session *s = tu_session(tu_graph("A=2; B=3:A; C=1:B; D=1:C; E=1:D,B; F=1:E,A"), solver_find("fastsa"));
     Err e;
     err_clear(&e);
-    Session *s = session_new(tu_graph("A=2; B=3:A; C=1:B; D=1:C; E=1:D,B; F=1:E,A"), solver_find("fastsa"), NULL, &e);
-    assert_non_null(s);
     const SolverClass *fs = solver_find("fastsa");
     unsigned gen = s->gen;
     assert_int_equal(session_set_option(s, fs, "nonsense", "1", &e), ERR_USAGE);
@@ -242,9 +236,8 @@ static void session_keeps_options_rules_and_facts(void **st)
     session_free(s);
 }
 
-static void export_format_from_the_name(void **st)
+static void export_format_from_the_name(void **st TU_UNUSED)
 {
-    (void)st;
     assert_string_equal(export_format_of("out/x.svg"), "svg");
     assert_string_equal(export_format_of("x.PNG"), "png");
     assert_string_equal(export_format_of("x.gv"), "dot");
@@ -276,9 +269,8 @@ static void *dot_loads(void *arg)
     return NULL;
 }
 
-static void export_beside_dot_loads(void **st)
+static void export_beside_dot_loads(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A=2; B=3:A; C=1:B; D=1:C; E=1:D,B; F=1:E,A");
     char *text = graph_to_dot(g);
     DotRace r = {g, text, 0, 0, 0};

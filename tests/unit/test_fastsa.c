@@ -17,9 +17,8 @@ static unsigned rnd(unsigned *s)
     return (*s >> 8) & 0xffffff;
 }
 
-static void test_segtree_vs_array(void **state)
+static void test_segtree_vs_array(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     int sizes[] = {1, 2, 8, 64, 256};
     for (int si = 0; si < 5; si++) {
@@ -55,9 +54,8 @@ static void test_segtree_vs_array(void **state)
     }
 }
 
-static void test_segtreef_vs_array(void **state)
+static void test_segtreef_vs_array(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 17;
     int n = 64;
     SegTreeF st;
@@ -125,19 +123,11 @@ static Graph *random_forward(unsigned *seed, int n, int read_outputs)
 /* A random forward DAG made a training graph. */
 static Graph *random_training(unsigned *seed, int n)
 {
-    Graph *f = random_forward(seed, n, 0);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    if (!g)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return g;
+    return tu_make_training(random_forward(seed, n, 0));
 }
 
-static void test_incremental_peak_matches_sim(void **state)
+static void test_incremental_peak_matches_sim(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 11;
     int walks = 0, recomputing = 0;
     for (int gi = 0; gi < 80; gi++) {
@@ -171,49 +161,23 @@ static void test_incremental_peak_matches_sim(void **state)
     assert_true(recomputing > 80); /* the walks really did recompute */
 }
 
-static Graph *chain_training(int n)
-{
-    char spec[4096];
-    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; f0:x");
-    for (int i = 1; i < n; i++)
-        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d:f%d", i, i - 1);
-    Graph *f = tu_graph(spec);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    if (!g)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return g;
-}
-
-static void check_plan(const Graph *g, const Plan *p)
-{
-    double c = -1;
-    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
-    assert_true(pk >= 0);
-    assert_int_equal(pk, p->peak);
-    assert_true(c == p->cost);
-}
-
 static const char *const OPTS[] = {"iters=200000", "time_limit=60", "seed=3", NULL};
 
-static void test_chain32_budgets(void **state)
+static void test_chain32_budgets(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(32);
+    Graph *g = tu_chain_training("f", 0, 32);
     Plan n, p;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
     /* generous: the baseline peak itself */
     assert_int_equal(tu_solve(g, "fastsa", n.peak, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= n.peak);
     assert_true(p.cost <= n.cost + 2); /* barely any recomputation needed */
     plan_done(&p);
     /* tight: a quarter of the baseline */
     int64_t tight = n.peak / 4;
     assert_int_equal(tu_solve(g, "fastsa", tight, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= tight);
     assert_true(p.peak < n.peak);
     assert_true(p.cost > n.cost);
@@ -223,26 +187,24 @@ static void test_chain32_budgets(void **state)
     graph_free(g);
 }
 
-static void test_fig1(void **state)
+static void test_fig1(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     assert_int_equal(tu_solve(g, "fastsa", 3, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_int_equal(p.peak, 3);
     assert_true(p.cost == 6); /* A B C D A E: one recomputation is optimal */
     plan_done(&p);
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, OPTS), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     assert_true(p.cost == 5);
     plan_done(&p);
     graph_free(g);
 }
 
-static void test_same_seed_same_plan(void **state)
+static void test_same_seed_same_plan(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 5;
     Graph *g = random_training(&seed, 14);
     Plan n, a, b, c;
@@ -258,8 +220,8 @@ static void test_same_seed_same_plan(void **state)
     assert_true(r3 == ERR_OK || r3 == ERR_OVER_BUDGET);
     assert_int_equal(a.T, b.T);
     assert_memory_equal(a.steps, b.steps, (size_t)a.T * sizeof *a.steps);
-    check_plan(g, &a);
-    check_plan(g, &c);
+    tu_check_plan(g, &a);
+    tu_check_plan(g, &c);
     plan_done(&a);
     plan_done(&b);
     plan_done(&c);
@@ -267,30 +229,19 @@ static void test_same_seed_same_plan(void **state)
     graph_free(g);
 }
 
-static void test_resolve_warm_start(void **state)
+static void test_resolve_warm_start(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(24);
+    Graph *g = tu_chain_training("f", 0, 24);
     Plan n, p, q;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &n, NULL), ERR_OK);
-    SolverOpts o;
-    solver_opts_init(&o);
-    Err e;
-    err_clear(&e);
-    for (int i = 0; OPTS[i]; i++)
-        assert_int_equal(solver_opts_add(&o, OPTS[i], &e), ERR_OK);
-    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
-    plan_init(&p);
-    plan_init(&q);
-    assert_int_equal(solver_plan(s, n.peak * 3 / 5, NULL, &p, NULL, &e), ERR_OK);
-    check_plan(g, &p);
+    Solver *s = tu_solver(g, "fastsa", OPTS);
+    assert_int_equal(tu_plan(s, n.peak * 3 / 5, NULL, &p), ERR_OK);
+    tu_check_plan(g, &p);
     assert_true(p.peak <= n.peak * 3 / 5);
     assert_true(fastsa_last_tried(s) > 0);
     /* a tighter budget from the previous plan */
-    assert_int_equal(solver_plan(s, n.peak / 4, &p, &q, NULL, &e), ERR_OK);
-    check_plan(g, &q);
+    assert_int_equal(tu_plan(s, n.peak / 4, &p, &q), ERR_OK);
+    tu_check_plan(g, &q);
     assert_true(q.peak <= n.peak / 4);
     plan_done(&p);
     plan_done(&q);
@@ -302,41 +253,27 @@ static void test_resolve_warm_start(void **state)
 /* A full search that missed its budget sets a floor: re-solving for a
  * budget still below the peak it reached runs only the short warm anneal
  * (no second full search), so the slider stays quick where no plan fits. */
-static void test_resolve_below_missed_floor(void **state)
+static void test_resolve_below_missed_floor(void **state TU_UNUSED)
 {
-    (void)state;
-    Err le;
-    Graph *g = graph_load("samples/transformer_small.json", &le);
-    assert_non_null(g);
+    Graph *g = tu_load("samples/transformer_small.json");
     int node;
     int64_t lo = graph_min_peak(g, &node);
-    SolverOpts o;
-    solver_opts_init(&o);
-    Err e;
-    err_clear(&e);
     /* so few mutations that the lower bound is out of reach */
     const long long iters = 200;
-    assert_int_equal(solver_opts_add(&o, "iters=200", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "time_limit=60", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "resolve_time=60", &e), ERR_OK);
-    assert_int_equal(solver_opts_add(&o, "seed=5", &e), ERR_OK);
-    Solver *s = solver_new(solver_find("fastsa"), g, &o, &e);
-    solver_opts_done(&o);
-    assert_non_null(s);
+    const char *opts[] = {"iters=200", "time_limit=60", "resolve_time=60", "seed=5", NULL};
+    Solver *s = tu_solver(g, "fastsa", opts);
     Plan p, q;
-    plan_init(&p);
-    plan_init(&q);
     int64_t b0 = lo;
-    int rc0 = solver_plan(s, b0, NULL, &p, NULL, &e);
+    int rc0 = tu_plan(s, b0, NULL, &p);
     assert_int_equal(rc0, ERR_OVER_BUDGET);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     long long full = fastsa_last_tried(s);
     assert_true(full > iters + iters / 10);   /* grouping: two stages */
     int64_t b1 = b0 + (p.peak - b0) / 2;  /* higher, still below what it reached */
     if (b1 >= p.peak)
         b1 = p.peak - 1;
-    assert_int_equal(solver_plan(s, b1, &p, &q, NULL, &e), ERR_OVER_BUDGET);
-    check_plan(g, &q);
+    assert_int_equal(tu_plan(s, b1, &p, &q), ERR_OVER_BUDGET);
+    tu_check_plan(g, &q);
     /* the warm anneal alone: at most one stage and its tenth */
     assert_true(fastsa_last_tried(s) <= iters + iters / 10 + 1);
     plan_done(&p);
@@ -345,9 +282,8 @@ static void test_resolve_below_missed_floor(void **state)
     graph_free(g);
 }
 
-static void test_random_plans(void **state)
+static void test_random_plans(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 23;
     int met = 0, total = 0, gmet = 0;
     for (int gi = 0; gi < 12; gi++) {
@@ -367,7 +303,7 @@ static void test_random_plans(void **state)
                 Plan p;
                 int rc = tu_solve(g, "fastsa", b, &p, o);
                 assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
-                check_plan(g, &p);
+                tu_check_plan(g, &p);
                 assert_true((rc == ERR_OK) == (p.peak <= b));
                 assert_true(p.peak <= n.peak);
                 met += rc == ERR_OK;
@@ -392,9 +328,8 @@ static void test_random_plans(void **state)
  * than its own run without grouping (that run is part of the grouped
  * search, on the same random stream). Iteration limits make every run
  * deterministic. */
-static void test_never_worse_than_its_starts(void **state)
+static void test_never_worse_than_its_starts(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 41;
     int greedy_cmp = 0, group_cmp = 0;
     const char *on[] = {"iters=30000", "time_limit=60", "restarts=0", "seed=7", NULL};
@@ -403,9 +338,7 @@ static void test_never_worse_than_its_starts(void **state)
     for (int gi = 0; gi < 10; gi++) {
         Graph *g = gi < 8 ? random_training(&seed, 5 + gi) : graph_load(gi == 8 ? "samples/chain32.json" : "samples/unet_small.json", &(Err){0});
         assert_non_null(g);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        int64_t bp = tu_baseline_peak(g);
         for (int pct = 80; pct >= 50; pct -= 15) {
             int64_t b = bp * pct / 100;
             if (b < graph_min_peak(g, NULL))
@@ -415,7 +348,7 @@ static void test_never_worse_than_its_starts(void **state)
             int ru = tu_solve(g, "fastsa", b, &u, off);
             int rq = tu_solve(g, "greedy", b, &q, NULL);
             assert_true(rf == ERR_OK || rf == ERR_OVER_BUDGET);
-            check_plan(g, &f);
+            tu_check_plan(g, &f);
             if (rq == ERR_OK) {
                 assert_int_equal(rf, ERR_OK);
                 assert_true(f.cost <= q.cost);
@@ -440,9 +373,8 @@ static void test_never_worse_than_its_starts(void **state)
 
 /* pin= (run once) and force= (run at least twice) are kept; a solver that
  * cannot honour them refuses in one line. */
-static void test_pin_force(void **state)
+static void test_pin_force(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     Plan p;
     /* at budget 3 the optimum recomputes A; pinned, A runs once */
@@ -457,7 +389,7 @@ static void test_pin_force(void **state)
     /* at the baseline peak nothing needs recomputing; forced, B runs twice */
     const char *force[] = {"iters=20000", "time_limit=60", "force=B,C", NULL};
     assert_int_equal(tu_solve(g, "fastsa", 4, &p, force), ERR_OK);
-    check_plan(g, &p);
+    tu_check_plan(g, &p);
     int rb = 0, rcc = 0;
     for (int t = 0; t < p.T; t++) {
         rb += p.steps[t] == graph_find(g, "B");
@@ -475,48 +407,32 @@ static void test_pin_force(void **state)
     assert_true(runs <= 1);
     plan_done(&p);
     /* refusals and mistakes, each in one line */
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    solver_opts_add(&o, "pin=A", &e);
-    assert_null(solver_new(solver_find("greedy"), g, &o, &e));
+    const char *pin_a[] = {"pin=A", NULL}, *pin_z[] = {"pin=Z", NULL};
+    const char *both[] = {"pin=A", "force=A", NULL};
+    assert_null(tu_solver_new(g, "greedy", pin_a, &e));
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "greedy cannot honour pin/force"));
-    solver_opts_done(&o);
-    solver_opts_init(&o);
-    solver_opts_add(&o, "pin=Z", &e);
-    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_null(tu_solver_new(g, "fastsa", pin_z, &e));
     assert_non_null(strstr(e.msg, "option pin: no node 'Z' in the graph"));
-    solver_opts_done(&o);
-    solver_opts_init(&o);
-    solver_opts_add(&o, "pin=A", &e);
-    solver_opts_add(&o, "force=A", &e);
-    assert_null(solver_new(solver_find("fastsa"), g, &o, &e));
+    assert_null(tu_solver_new(g, "fastsa", both, &e));
     assert_non_null(strstr(e.msg, "node 'A' is both pinned and forced"));
-    solver_opts_done(&o);
     graph_free(g);
 }
 
 /* describe says which run the plan came from and lists the node groups of
  * the grouped run: each of two nodes or more, fused forward nodes
  * (Algorithm 1 never fuses gradients) ending at the group's own node. */
-static void test_describe_groups(void **state)
+static void test_describe_groups(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(16);
+    Graph *g = tu_chain_training("f", 0, 16);
     const char *opts[] = {"iters=20000", "time_limit=60", "restarts=0", NULL};
     Solver *s = tu_solver(g, "fastsa", opts);
-    Err e;
     Plan p;
-    plan_init(&p);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
-    assert_int_equal(solver_plan(s, bp / 2, NULL, &p, NULL, &e), ERR_OK);
+    int64_t bp = tu_baseline_peak(g);
+    assert_int_equal(tu_plan(s, bp / 2, NULL, &p), ERR_OK);
     Overlay ov;
-    overlay_init(&ov);
-    assert_int_equal(s->cls->describe(s, &p, &ov, &e), ERR_OK);
+    tu_describe(s, &p, &ov);
     assert_non_null(strstr(ov.title, "fastsa: best of "));
     assert_true(ov.n > 0);
     for (int i = 0; i < ov.n; i++) {
@@ -533,14 +449,12 @@ static void test_describe_groups(void **state)
     graph_free(g);
 }
 
-static void test_cancel(void **state)
+static void test_cancel(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(16);
+    Graph *g = tu_chain_training("f", 0, 16);
+    Solver *s = tu_solver(g, "fastsa", NULL);
     Err e;
     err_clear(&e);
-    Solver *s = solver_new(solver_find("fastsa"), g, NULL, &e);
-    assert_non_null(s);
     Progress pr;
     progress_init(&pr);
     atomic_store(&pr.cancel, 1);
@@ -553,9 +467,8 @@ static void test_cancel(void **state)
     graph_free(g);
 }
 
-static void test_bad_options(void **state)
+static void test_bad_options(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("A; B:A");
     Plan p;
     const char *bad1[] = {"iters=-1", NULL};

@@ -14,9 +14,8 @@ static const char *G =
     "{\"id\":\"b\",\"size\":10,\"inputs\":[\"a\"]},"
     "{\"id\":\"c\",\"size\":10,\"inputs\":[\"b\",\"a\"]}]}";
 
-static void test_scaled(void **st)
+static void test_scaled(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph_json(G);
     Graph *s = graph_scaled(g, 3, NULL);
     assert_int_equal(s->nodes[graph_find(s, "w")].size, 100);
@@ -27,9 +26,8 @@ static void test_scaled(void **st)
     graph_free(g);
 }
 
-static void test_plain_exact(void **st)
+static void test_plain_exact(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph_json(G);
     /* baseline peak at multiplier b: 100 + b * (4 + 30) (x, a, b, c at step c) */
     FitResult r;
@@ -47,36 +45,14 @@ static void test_plain_exact(void **st)
     graph_free(g);
 }
 
-static void test_remat_fits_more(void **st)
+static void test_remat_fits_more(void **st TU_UNUSED)
 {
-    (void)st;
     /* LSTM-like training graph: echo recomputes the cheap ops, so a larger
      * multiplier fits the same memory */
-    char nodes[8192];
-    size_t u = (size_t)snprintf(nodes, sizeof nodes,
-                                "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
-    const char *prev = "x";
-    char names[40][32];
-    int k = 0;
-    for (int blk = 0; blk < 6; blk++) {
-        snprintf(names[k], 32, "mm%d", blk);
-        u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                              ",{\"id\":\"%s\",\"op\":\"matmul\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
-        prev = names[k++];
-        for (int j = 0; j < 3; j++) {
-            snprintf(names[k], 32, "ew%d_%d", blk, j);
-            u += (size_t)snprintf(nodes + u, sizeof nodes - u,
-                                  ",{\"id\":\"%s\",\"op\":\"tanh\",\"size\":10,\"inputs\":[\"%s\"]}", names[k], prev);
-            prev = names[k++];
-        }
-    }
-    snprintf(nodes + u, sizeof nodes - u, "]}");
-    Graph *f = tu_graph_json(nodes);
+    Graph *f = tu_lstm_graph(0);
     Err e;
     Graph *g = graph_make_training(f, &e);
-    int64_t bp;
-    double bc;
-    sim_baseline(g, &bp, &bc);
+    int64_t bp = tu_baseline_peak(g);
     FitResult r;
     assert_int_equal(fit_batch(g, solver_find("echo"), NULL, 8 * bp, -1, 4096, &r, NULL, &e), ERR_OK);
     assert_int_equal(r.b_plain, 8);

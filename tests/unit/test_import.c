@@ -77,9 +77,8 @@ static void check_nodelink_file(const char *path)
     free(text);
 }
 
-static void test_moccasin_public(void **st)
+static void test_moccasin_public(void **st TU_UNUSED)
 {
-    (void)st;
     DIR *d = opendir(PUBLIC);
     if (!d) {
         printf("  (no %s here: public graphs skipped)\n", PUBLIC);
@@ -100,7 +99,9 @@ static void test_moccasin_public(void **st)
     assert_true(seen >= 4);
 }
 
-static Graph *load_text(const char *text, const char *name, Err *e)
+/* The graph in text, written to a file and read by graph_load (which
+ * picks the format by content); NULL with *e set when refused. */
+static Graph *load_text(const char *text, Err *e)
 {
     char path[] = "/tmp/remat-import-XXXXXX";
     int fd = mkstemp(path);
@@ -109,38 +110,45 @@ static Graph *load_text(const char *text, const char *name, Err *e)
     close(fd);
     Graph *g = graph_load(path, e);
     unlink(path);
-    (void)name;
     return g;
 }
 
-static void test_nodelink_edge_cases(void **st)
+/* The graph in text; fails the test when it is refused. */
+static Graph *load_ok(const char *text)
 {
-    (void)st;
     Err e;
-    /* RL-style keys "0"/"1", string and numeric ids mixed, param cost */
-    Graph *g = load_text("{\"directed\":true,\"nodes\":[{\"name\":0,\"out_cost\":5,\"duration\":0},"
-                         "{\"name\":1,\"out_cost\":7,\"duration\":3,\"param_cost\":11}],"
-                         "\"links\":[{\"0\":0,\"1\":\"1\"}]}",
-                         "rl", &e);
+    Graph *g = load_text(text, &e);
     if (!g)
         fail_msg("%s", e.msg);
+    return g;
+}
+
+/* text is refused by a message that contains msg. */
+static void expect_refused(const char *text, const char *msg)
+{
+    Err e;
+    assert_null(load_text(text, &e));
+    assert_non_null(strstr(e.msg, msg));
+}
+
+static void test_nodelink_edge_cases(void **st TU_UNUSED)
+{
+    Err e;
+    /* RL-style keys "0"/"1", string and numeric ids mixed, param cost */
+    Graph *g = load_ok("{\"directed\":true,\"nodes\":[{\"name\":0,\"out_cost\":5,\"duration\":0},"
+                       "{\"name\":1,\"out_cost\":7,\"duration\":3,\"param_cost\":11}],"
+                       "\"links\":[{\"0\":0,\"1\":\"1\"}]}");
     assert_int_equal(g->n, 3);
     assert_int_equal(g->input_bytes, 11);
     graph_free(g);
-    assert_null(load_text("{\"nodes\":[{\"name\":0}],\"links\":[{\"0\":0,\"1\":9}]}", "x", &e));
-    assert_non_null(strstr(e.msg, "links[0]: unknown node '9'"));
-    assert_null(load_text("{\"nodes\":[{\"name\":0,\"out_cost\":-2}],\"links\":[]}", "x", &e));
-    assert_non_null(strstr(e.msg, "nodes[0]"));
-    assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":1}],\"links\":[{\"0\":0,\"1\":1},{\"0\":1,\"1\":0}]}",
-                          "x", &e));
+    expect_refused("{\"nodes\":[{\"name\":0}],\"links\":[{\"0\":0,\"1\":9}]}", "links[0]: unknown node '9'");
+    expect_refused("{\"nodes\":[{\"name\":0,\"out_cost\":-2}],\"links\":[]}", "nodes[0]");
+    assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":1}],\"links\":[{\"0\":0,\"1\":1},{\"0\":1,\"1\":0}]}", &e));
     assert_int_equal(e.code, ERR_CYCLE);
 
     /* graph.order sets the baseline: b before a although a is listed first */
-    g = load_text("{\"graph\":{\"order\":[0,2,1]},\"nodes\":[{\"name\":0},{\"name\":1},{\"name\":2}],"
-                  "\"links\":[{\"0\":0,\"1\":1},{\"0\":0,\"1\":2}]}",
-                  "o", &e);
-    if (!g)
-        fail_msg("%s", e.msg);
+    g = load_ok("{\"graph\":{\"order\":[0,2,1]},\"nodes\":[{\"name\":0},{\"name\":1},{\"name\":2}],"
+                "\"links\":[{\"0\":0,\"1\":1},{\"0\":0,\"1\":2}]}");
     int T, *o = sim_baseline_order(g, &T);
     assert_int_equal(T, 3);
     assert_string_equal(g->nodes[o[0]].id, "0");
@@ -148,26 +156,18 @@ static void test_nodelink_edge_cases(void **st)
     assert_string_equal(g->nodes[o[2]].id, "1");
     free(o);
     graph_free(g);
-    assert_null(load_text("{\"graph\":{\"order\":[1,0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
-                          "\"links\":[{\"0\":0,\"1\":1}]}", "o", &e));
-    assert_non_null(strstr(e.msg, "graph.order: node '1' comes before its input '0'"));
-    assert_null(load_text("{\"graph\":{\"order\":[0,7]},\"nodes\":[{\"name\":0},{\"name\":1}],"
-                          "\"links\":[]}", "o", &e));
-    assert_non_null(strstr(e.msg, "graph.order[1]: unknown node"));
-    assert_null(load_text("{\"graph\":{\"order\":[0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
-                          "\"links\":[]}", "o", &e));
-    assert_non_null(strstr(e.msg, "graph.order: must list each of the 2 nodes once"));
-    assert_null(load_text("{\"nodes\":[{\"name\":0},{\"name\":0}],\"links\":[]}", "o", &e));
-    assert_non_null(strstr(e.msg, "nodes[1]: duplicate node key '0'"));
+    expect_refused("{\"graph\":{\"order\":[1,0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                   "\"links\":[{\"0\":0,\"1\":1}]}", "graph.order: node '1' comes before its input '0'");
+    expect_refused("{\"graph\":{\"order\":[0,7]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                   "\"links\":[]}", "graph.order[1]: unknown node");
+    expect_refused("{\"graph\":{\"order\":[0]},\"nodes\":[{\"name\":0},{\"name\":1}],"
+                   "\"links\":[]}", "graph.order: must list each of the 2 nodes once");
+    expect_refused("{\"nodes\":[{\"name\":0},{\"name\":0}],\"links\":[]}", "nodes[1]: duplicate node key '0'");
 }
 
-static void test_pfn(void **st)
+static void test_pfn(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    Graph *g = graph_load("tests/data/tiny_pfn.txt", &e);
-    if (!g)
-        fail_msg("%s", e.msg);
+    Graph *g = tu_load("tests/data/tiny_pfn.txt");
     int pc[PHASE_COUNT];
     graph_phase_counts(g, pc);
     assert_int_equal(pc[PHASE_INPUT], 3);
@@ -187,29 +187,19 @@ static void test_pfn(void **st)
     assert_true(found);
     assert_int_equal(graph_find(g, "/predictor/conv/W") >= 0, 1);
     graph_free(g);
-    assert_null(load_text("3 0\n0 10 _\n1 x _\n2 4 _\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":3:3: value 1: size 'x' is not an integer in 0..2^53"));
-    assert_null(load_text("3 0\n0 10 _\n1 0x10 _\n2 4 _\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":3:3: value 1: size '0x10'"));
+    expect_refused("3 0\n0 10 _\n1 x _\n2 4 _\n", ":3:3: value 1: size 'x' is not an integer in 0..2^53");
+    expect_refused("3 0\n0 10 _\n1 0x10 _\n2 4 _\n", ":3:3: value 1: size '0x10'");
     /* a header that announces more than the file holds: refused before
      * anything is set aside for it */
-    assert_null(load_text("3 2\n0 10 _\n1 4 _\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":1:1: the header announces 3 values and 2 functions"));
-    assert_null(load_text("2 3\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":1:1"));
-    assert_null(load_text("1 2\n0 4 _\nforward\n1 1\n7 _\n0\nT\n{}\nbackward\n0 0\nT\n{}\n", "p", &e));
-    assert_non_null(strstr(e.msg, ":5:1: expected \"VALUE_ID ROLE\" with a value id below 1"));
+    expect_refused("3 2\n0 10 _\n1 4 _\n", ":1:1: the header announces 3 values and 2 functions");
+    expect_refused("2 3\n", ":1:1");
+    expect_refused("1 2\n0 4 _\nforward\n1 1\n7 _\n0\nT\n{}\nbackward\n0 0\nT\n{}\n", ":5:1: expected \"VALUE_ID ROLE\" with a value id below 1");
 }
 
-static void test_remat2(void **st)
+static void test_remat2(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    Graph *g = load_text("p remat2\nmemlimit 3\nnode 1 cpu 1 mem 1\nnode 2 deps 1 cpu 1 mem 1\n"
-                         "node 3 deps 2\nnode 4 deps 2 3 cpu 2 mem 5\nnode 5 deps 1 4 pointer target\n",
-                         "r", &e);
-    if (!g)
-        fail_msg("%s", e.msg);
+    Graph *g = load_ok("p remat2\nmemlimit 3\nnode 1 cpu 1 mem 1\nnode 2 deps 1 cpu 1 mem 1\n"
+                       "node 3 deps 2\nnode 4 deps 2 3 cpu 2 mem 5\nnode 5 deps 1 4 pointer target\n");
     assert_int_equal(g->n, 5);
     assert_int_equal(g->n_edges, 6);
     int n4 = graph_find(g, "4"), n5 = graph_find(g, "5");
@@ -220,12 +210,9 @@ static void test_remat2(void **st)
     assert_int_equal(g->outputs[0], n5);
     assert_non_null(strstr(g->source, "memlimit 3"));
     graph_free(g);
-    assert_null(load_text("p remat2\nnode 1 deps 7\n", "r", &e));
-    assert_non_null(strstr(e.msg, "unknown input id '7'"));
-    assert_null(load_text("p remat2\nnode 1 cpu x\n", "r", &e));
-    assert_non_null(strstr(e.msg, ":2:"));
-    assert_null(load_text("p remat2\nnode 1\nnode 1\n", "r", &e));
-    assert_non_null(strstr(e.msg, "duplicate id '1'"));
+    expect_refused("p remat2\nnode 1 deps 7\n", "unknown input id '7'");
+    expect_refused("p remat2\nnode 1 cpu x\n", ":2:");
+    expect_refused("p remat2\nnode 1\nnode 1\n", "duplicate id '1'");
 }
 
 /* The next DOT text parsed in the process is read whole. */
@@ -245,9 +232,8 @@ static void next_parse_whole(const char *after)
 /* A DOT file that ends inside a comment after its graph loads, and the
  * next file parsed in the same process is read whole (cgraph's lexer was
  * left inside the comment: found by fuzz_graph_dot). */
-static void test_dot_comment_after_graph(void **st)
+static void test_dot_comment_after_graph(void **st TU_UNUSED)
 {
-    (void)st;
     static const char *const firsts[] = {"digraph g {d y c;1 } /*\x01", "digraph g { a } /* b",
                                          "digraph g { a } // c", "digraph g { a /* b }"};
     for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; i++) {

@@ -21,9 +21,8 @@ static int dp_min(const JoinDP *d, const int *len)
     return -1;
 }
 
-static void test_min_slots(void **state)
+static void test_min_slots(void **state TU_UNUSED)
 {
-    (void)state;
     for (int k = 2; k <= 3; k++)
         for (int code = 0; code < (k == 2 ? 25 : 125); code++) {
             int len[3] = {code % 5, code / 5 % 5, code / 25};
@@ -42,9 +41,8 @@ static void test_min_slots(void **state)
 
 /* one branch: the join recurrence is Opt0 with two more slots (the
  * backward value and the working value) and the last stage run once more */
-static void test_k1_is_opt0(void **state)
+static void test_k1_is_opt0(void **state TU_UNUSED)
 {
-    (void)state;
     for (int l = 1; l <= 20; l++) {
         JoinDP d;
         assert_int_equal(joindp_build(&d, 1, &l, 10, 1L << 24), 0);
@@ -88,9 +86,8 @@ static double hbrute(const double *uf, const double *ub, const int *x, const int
     return best;
 }
 
-static void test_chaindp(void **state)
+static void test_chaindp(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     for (int trial = 0; trial < 30; trial++) {
         int L = 2 + trial % 5;
@@ -136,16 +133,6 @@ static void test_chaindp(void **state)
     chaindp_free(&d);
 }
 
-static Graph *load(const char *path)
-{
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(path, &e);
-    if (!g)
-        fail_msg("%s: %s", path, e.msg);
-    return g;
-}
-
 /* plan with options opts at budget b (or none) re-validated by the
  * independent checker; returns cost, -1 if over; *peak the plan's peak
  * (-1 when refused up front); steps copied to *steps when non-NULL */
@@ -186,7 +173,7 @@ static double plan_at(const Graph *g, const char *strategy, int64_t b, int64_t *
 
 static void check_join_graph(const char *path, int branches)
 {
-    Graph *g = load(path);
+    Graph *g = tu_load(path);
     int64_t bpk, pk, pk2;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -205,17 +192,12 @@ static void check_join_graph(const char *path, int branches)
     /* min-memory: the lowest peak of all strategies */
     double cm = plan_at(g, "min-memory", PLAN_NO_BUDGET, &pk);
     assert_true(cm > bcost && pk < bpk);
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "join", NULL);
     Plan pl;
-    plan_init(&pl);
-    assert_int_equal(solver_plan(s, pk, NULL, &pl, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, pk, NULL, &pl), ERR_OK);
     assert_true(pl.peak <= pk);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    tu_describe(s, &pl, &o);
     char want[64];
     snprintf(want, sizeof want, "%d branches", branches);
     assert_non_null(strstr(o.title, want));
@@ -235,29 +217,24 @@ static void check_join_graph(const char *path, int branches)
     graph_free(g);
 }
 
-static void test_join3(void **state)
+static void test_join3(void **state TU_UNUSED)
 {
-    (void)state;
     check_join_graph("samples/join3.json", 3);
     /* join3: branches 5, 4, 6 -> Theorem 3.3: 3 + 3 + 1 = 7 slots */
     int len[3] = {5, 4, 6};
     assert_int_equal(join_min_slots(3, len), 7);
 }
 
-static void test_siamese(void **state)
+static void test_siamese(void **state TU_UNUSED)
 {
-    (void)state;
     check_join_graph("samples/models/siamese.json", 2);
 }
 
 /* two unit chains of 3 meeting at j: small enough for the exact search */
-static void test_join_vs_brute(void **state)
+static void test_join_vs_brute(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    int64_t bpk, pk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g), pk;
     for (int64_t b = bpk; b > 0; b--) {
         double opt = brute_optimum(g, b, NULL, NULL);
         double c = plan_at(g, "optimal", b, &pk);
@@ -269,32 +246,28 @@ static void test_join_vs_brute(void **state)
     graph_free(g);
 }
 
-static void test_refuse(void **state)
+static void test_refuse(void **state TU_UNUSED)
 {
-    (void)state;
     const char *files[] = {"samples/skip.json", "samples/chain32.json"};
     for (int i = 0; i < 2; i++) {
-        Graph *g = load(files[i]);
+        Graph *g = tu_load(files[i]);
         Err e;
-        err_clear(&e);
-        assert_null(solver_new(solver_find("join"), g, NULL, &e));
+        assert_null(tu_solver_new(g, "join", NULL, &e));
         assert_int_equal(e.code, ERR_UNSUPPORTED);
         assert_non_null(strstr(e.msg, "not start as separate branches"));
         graph_free(g);
     }
-    Graph *g = load("samples/kumar_fig1.json");
+    Graph *g = tu_load("samples/kumar_fig1.json");
     Err e;
-    err_clear(&e);
-    assert_null(solver_new(solver_find("join"), g, NULL, &e));
+    assert_null(tu_solver_new(g, "join", NULL, &e));
     assert_non_null(strstr(e.msg, "not a training graph"));
     graph_free(g);
 }
 
 /* heterogeneous revolve on a tiny chain of unequal values: every plan is
  * valid, meets its budget, and costs no less than the exact optimum */
-static void test_hetero_revolve(void **state)
+static void test_hetero_revolve(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; a=3:x; b=1:a; c=4:b; d=1:c; e=2:d; h=1:e");
     int64_t bpk, pk;
     double bcost;
@@ -346,10 +319,9 @@ static double auto_dominates(const Graph *g, int64_t b)
 /* siamese: the image branch's values are ~1000x the text branch's, which
  * the homogeneous slot model cannot see; the heterogeneous per-branch
  * candidates (part of auto) must do strictly better */
-static void test_siamese_hetero(void **state)
+static void test_siamese_hetero(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/models/siamese.json");
+    Graph *g = tu_load("samples/models/siamese.json");
     int64_t bpk, pk, hpk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -368,30 +340,26 @@ static void test_siamese_hetero(void **state)
     for (int pct = 100; pct >= 55; pct -= 5)
         auto_dominates(g, bpk * pct / 100);
     /* describe names the heterogeneous schedule and still shows stages */
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("join"), g, NULL, &e);
-    assert_non_null(s);
+    Solver *s = tu_solver(g, "join", NULL);
     Plan pl;
-    plan_init(&pl);
-    assert_int_equal(solver_plan(s, b75, NULL, &pl, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, b75, NULL, &pl), ERR_OK);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    tu_describe(s, &pl, &o);
     assert_non_null(strstr(o.title, "heterogeneous, reversed"));
     assert_non_null(strstr(o.title, "Theorem 3.3 minimum 5 slots"));
     assert_non_null(strstr(o.groups[0].label, "branch 1 stage 1"));
     overlay_done(&o);
     /* resolve: a tighter budget on the same prepared tables */
     Plan p2;
-    plan_init(&p2);
     int64_t b70 = bpk * 70 / 100;
-    assert_int_equal(solver_plan(s, b70, &pl, &p2, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, b70, &pl, &p2), ERR_OK);
     assert_true(p2.peak <= b70 && tu_check_peak(g, p2.steps, p2.T, &c) == p2.peak);
     /* just above the graph's lower bound: over budget, Theorem 3.3 named */
     plan_done(&p2);
     plan_init(&p2);
     int64_t lb = graph_min_peak(g, NULL) + 1;
+    Err e;
+    err_clear(&e);
     assert_int_equal(solver_plan(s, lb, &pl, &p2, NULL, &e), ERR_OVER_BUDGET);
     assert_non_null(strstr(e.msg, "Theorem 3.3: the join needs at least 5 slots"));
     plan_done(&p2);
@@ -403,13 +371,10 @@ static void test_siamese_hetero(void **state)
 /* join3 (unit stages): the per-branch schedules still help, because the
  * slot model re-runs every advanced segment: cheaper at 75 %, and 50 %
  * (below Theorem 3.3's schedule's peak 11) becomes reachable */
-static void test_join3_hetero(void **state)
+static void test_join3_hetero(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/join3.json");
-    int64_t bpk, pk, p2;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    Graph *g = tu_load("samples/join3.json");
+    int64_t bpk = tu_baseline_peak(g), pk, p2;
     for (int64_t b = bpk; b >= bpk / 2; b--)
         auto_dominates(g, b);
     int64_t b75 = bpk * 75 / 100, b50 = bpk / 2;
@@ -424,13 +389,10 @@ static void test_join3_hetero(void **state)
 /* equal stages (two unit chains of 3): every plan of every model is valid
  * and never below the exact optimum; auto is the better of the two
  * families and, with the whole baseline budget, the optimum itself */
-static void test_equal_stages(void **state)
+static void test_equal_stages(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_training("!x; !y; a1:x; a2:a1; a3:a2; b1:y; b2:b1; b3:b2; j:a3,b3");
-    int64_t bpk, pk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
+    int64_t bpk = tu_baseline_peak(g), pk;
     int got = 0;
     for (int64_t b = bpk; b > 0; b--) {
         double ca = auto_dominates(g, b);
@@ -449,23 +411,17 @@ static void test_equal_stages(void **state)
     graph_free(g);
 }
 
-static void test_options(void **state)
+static void test_options(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/join3.json");
+    Graph *g = tu_load("samples/join3.json");
     const char *bad[][2] = {{"model=bogus", "model=bogus: expected auto"},
                             {"mem_resolution=0", "mem_resolution=0: expected 1..4096"}};
     for (int i = 0; i < 2; i++) {
         const char *opts[] = {bad[i][0], NULL};
-        SolverOpts o;
-        solver_opts_init(&o);
         Err e;
-        err_clear(&e);
-        assert_int_equal(solver_opts_add(&o, opts[0], &e), ERR_OK);
-        assert_null(solver_new(solver_find("join"), g, &o, &e));
+        assert_null(tu_solver_new(g, "join", opts, &e));
         assert_int_equal(e.code, ERR_USAGE);
         assert_non_null(strstr(e.msg, bad[i][1]));
-        solver_opts_done(&o);
     }
     graph_free(g);
 }

@@ -34,31 +34,7 @@ static Graph *random_training(unsigned *seed, int nf)
         }
     }
     assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    assert_non_null(t);
-    graph_free(f);
-    return t;
-}
-
-static Graph *training(const char *spec)
-{
-    Graph *f = tu_graph(spec);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
-    graph_free(f);
-    return g;
-}
-
-static Graph *load(const char *path)
-{
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(path, &e);
-    if (!g)
-        fail_msg("%s: %s", path, e.msg);
-    return g;
+    return tu_make_training(f);
 }
 
 /* ---- the model, from the paper's equations (1) and (2) ---------------- */
@@ -269,9 +245,8 @@ static int cmp64(const void *a, const void *b)
 /* The exact DP finds, for every model budget, the least overhead over all
  * chains; approx is never better than exact, and both chains' model
  * figures (recomputed here) are as the DP says. */
-static void test_dp_vs_brute(void **state)
+static void test_dp_vs_brute(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     int graphs = 0, budgets = 0, approx_worse = 0;
     for (int rep = 0; rep < 40; rep++) {
@@ -357,8 +332,6 @@ static void test_dp_vs_brute(void **state)
     (void)approx_worse;
 }
 
-static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e);
-
 /* Simulated peak and cost of every chain's canonical schedule. */
 typedef struct {
     const KusFamily *f;
@@ -394,9 +367,8 @@ static void sim_chain(const Tiny *t, const uint32_t *ch, int k, void *ctx)
  * but it must never be cheaper than the best fitting one (it only emits
  * canonical schedules), and it should match it at most budgets (about 91 %
  * over many graphs; 85 % is the floor here). */
-static void test_vs_canonical_sim(void **state)
+static void test_vs_canonical_sim(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 11;
     int budgets = 0, match = 0;
     const char *const opts[] = {"resolution=1000", "front_max=1000", NULL};
@@ -410,7 +382,7 @@ static void test_vs_canonical_sim(void **state)
         SimAll *a = calloc(1, sizeof *a);
         a->f = f;
         each_chain(&t, sim_chain, a);
-        Solver *s = new_solver(g, "kusumoto-exact", opts, &e);
+        Solver *s = tu_solver_new(g, "kusumoto-exact", opts, &e);
         assert_non_null(s);
         for (int q = 0; q < a->n; q++) {
             int64_t B = a->peak[q];
@@ -440,29 +412,16 @@ static void test_vs_canonical_sim(void **state)
 
 /* ---- the solvers end to end ------------------------------------------ */
 
-static Solver *new_solver(const Graph *g, const char *name, const char *const *opts, Err *e)
-{
-    SolverOpts o;
-    solver_opts_init(&o);
-    err_clear(e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], e), ERR_OK);
-    Solver *s = solver_new(solver_find(name), g, &o, e);
-    solver_opts_done(&o);
-    return s;
-}
-
 static const char *const samples[] = {"samples/chain32.json", "samples/skip.json",
                                       "samples/join3.json", "samples/transformer_small.json",
                                       "samples/unet_small.json"};
 
 /* Plans are valid (independent checker), meet every feasible budget, and
  * exact never costs more than approx where both fit. */
-static void test_samples(void **state)
+static void test_samples(void **state TU_UNUSED)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        Graph *g = load(samples[i]);
+        Graph *g = tu_load(samples[i]);
         int64_t bpk;
         double bcost;
         sim_baseline(g, &bpk, &bcost);
@@ -509,10 +468,9 @@ static void test_samples(void **state)
 }
 
 /* chain32 with unit sizes: halving the peak is met, at a real overhead. */
-static void test_chain32(void **state)
+static void test_chain32(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/chain32.json");
+    Graph *g = tu_load("samples/chain32.json");
     int64_t bpk;
     double bcost;
     sim_baseline(g, &bpk, &bcost);
@@ -529,13 +487,12 @@ static void test_chain32(void **state)
 /* Memory-centric gives the lowest peak of the front: never above the
  * time-centric answer at no budget, and below it where recomputation can
  * help. */
-static void test_strategies(void **state)
+static void test_strategies(void **state TU_UNUSED)
 {
-    (void)state;
     const char *const mem[] = {"strategy=memory", NULL};
     int lower = 0;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        Graph *g = load(samples[i]);
+        Graph *g = tu_load(samples[i]);
         for (int a = 0; a < 2; a++) {
             const char *name = a ? "kusumoto-approx" : "kusumoto-exact";
             Plan pt, pm;
@@ -559,20 +516,15 @@ static void test_strategies(void **state)
 
 /* resolve answers a new budget exactly as a fresh solve does; describe
  * partitions the forward nodes into V_1..V_k. */
-static void test_resolve_describe(void **state)
+static void test_resolve_describe(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/transformer_small.json");
-    int64_t bpk;
-    double bcost;
-    sim_baseline(g, &bpk, &bcost);
-    Err e;
-    Solver *s = new_solver(g, "kusumoto-approx", NULL, &e);
-    assert_non_null(s);
+    Graph *g = tu_load("samples/transformer_small.json");
+    int64_t bpk = tu_baseline_peak(g);
+    Solver *s = tu_solver(g, "kusumoto-approx", NULL);
     Plan a, b;
-    plan_init(&a);
+    assert_int_equal(tu_plan(s, bpk, NULL, &a), ERR_OK);
     plan_init(&b);
-    assert_int_equal(solver_plan(s, bpk, NULL, &a, NULL, &e), ERR_OK);
+    Err e;
     int64_t budgets[] = {bpk * 3 / 4, bpk * 9 / 10, bpk * 7 / 10};
     for (int q = 0; q < 3; q++) {
         int r1 = solver_plan(s, budgets[q], &a, &b, NULL, &e);
@@ -585,8 +537,7 @@ static void test_resolve_describe(void **state)
         plan_copy(&a, &b);
     }
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &a, &o, &e), ERR_OK);
+    tu_describe(s, &a, &o);
     assert_non_null(o.title);
     char want[32];
     int kb = 0;   /* the blocks come first, then the caches after V_1..V_{k-1} */
@@ -651,13 +602,12 @@ static void test_resolve_describe(void **state)
     graph_free(g);
 }
 
-static void test_refusals(void **state)
+static void test_refusals(void **state TU_UNUSED)
 {
-    (void)state;
     Err e;
     /* forward only: no backward pass */
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
-    Solver *s = new_solver(g, "kusumoto-approx", NULL, &e);
+    Solver *s = tu_solver_new(g, "kusumoto-approx", NULL, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "kusumoto-approx: not a training graph (no bwd node names a forward node"));
@@ -668,9 +618,9 @@ static void test_refusals(void **state)
     for (int i = 0; i < 16; i++)
         k += snprintf(buf + k, sizeof buf - (size_t)k, "; b%d:x", i);
     snprintf(buf + k, sizeof buf - (size_t)k, "; j:b0,b1,b2,b3,b4,b5,b6,b7,b8,b9,b10,b11,b12,b13,b14,b15");
-    g = training(buf);
+    g = tu_training(buf);
     const char *const cap[] = {"max_lower_sets=5000", NULL};
-    s = new_solver(g, "kusumoto-exact", cap, &e);
+    s = tu_solver_new(g, "kusumoto-exact", cap, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "exceeds the limit max_lower_sets=5000"));
@@ -682,12 +632,12 @@ static void test_refusals(void **state)
     plan_done(&pl);
     /* under the cap the exact family is every lower set: 2^16 + 1 */
     const char *const big[] = {"max_lower_sets=70000", NULL};
-    s = new_solver(g, "kusumoto-exact", big, &e);
+    s = tu_solver_new(g, "kusumoto-exact", big, &e);
     assert_non_null(s);
     solver_free(s);
     /* bad options */
     const char *const bad[] = {"strategy=fast", NULL};
-    s = new_solver(g, "kusumoto-approx", bad, &e);
+    s = tu_solver_new(g, "kusumoto-approx", bad, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_USAGE);
     graph_free(g);
@@ -695,10 +645,9 @@ static void test_refusals(void **state)
 
 /* The canonical schedule of {a,b} ⊊ F on a 4-chain, by hand: b is the
  * cached boundary, so the backward of V_1 recomputes only a. */
-static void test_emit_chain(void **state)
+static void test_emit_chain(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = training("!x; a:x; b:a; c:b; d:c");
+    Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);
     assert_non_null(f);
@@ -718,9 +667,7 @@ static void test_emit_chain(void **state)
     /* x, b, c, d, loss and d.grad while d.grad runs; the baseline holds a too */
     assert_int_equal(tu_check_peak(g, pl.steps, pl.T, &c), 6);
     assert_true(c == 10);
-    int64_t bpk;
-    double bc;
-    sim_baseline(g, &bpk, &bc);
+    int64_t bpk = tu_baseline_peak(g);
     assert_int_equal(bpk, 7);
     plan_done(&pl);
     kus_family_free(f);
@@ -729,10 +676,9 @@ static void test_emit_chain(void **state)
 
 /* Family sizes: a chain's lower sets are its prefixes; three branches
  * joined give 2^3 + 1 exact sets and 5 approx ones (∅, each branch, F). */
-static void test_family(void **state)
+static void test_family(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = training("!x; a:x; b:a; c:b; d:c");
+    Graph *g = tu_training("!x; a:x; b:a; c:b; d:c");
     Err e;
     KusFamily *f = kus_family_new(g, 0, 100, &e);
     assert_non_null(f);
@@ -755,7 +701,7 @@ static void test_family(void **state)
     assert_int_equal(f->N, 5);   /* ∅ and the 4 prefixes; F is anc(d) */
     kus_family_free(f);
     graph_free(g);
-    g = training("!x; p:x; q:x; r:x; j:p,q,r");
+    g = tu_training("!x; p:x; q:x; r:x; j:p,q,r");
     f = kus_family_new(g, 0, 100, &e);
     assert_int_equal(f->N, 9);   /* subsets of {p,q,r}, then with j */
     kus_family_free(f);

@@ -8,9 +8,8 @@
 #include "src/graph/transform.h"
 #include "tests/unit/brute.h"
 
-static void test_brute_fig1(void **st)
+static void test_brute_fig1(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     int s[64], T;
     assert_true(brute_optimum(g, 4, s, &T) == 5);
@@ -57,9 +56,8 @@ static int solve(const Graph *g, const SolverClass *cls, int64_t b, Plan *p, int
     return rc;
 }
 
-static void test_solvers_vs_optimum(void **st)
+static void test_solvers_vs_optimum(void **st TU_UNUSED)
 {
-    (void)st;
     unsigned seed = 4242;
     int compared = 0, exact_equal = 0;
     for (int it = 0; it < 40; it++) {

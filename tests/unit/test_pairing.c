@@ -29,9 +29,8 @@ static void expect_pair(const Graph *g, const char *id, const char *fwd)
 /* a chain the way aot_function writes it: relu's backward reads relu's
  * output, the next layer's backward reads its input; a gradient sum and a
  * matrix product's input gradient read no forward value */
-static void test_chain(void **state)
+static void test_chain(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":["
         N("x", "input", "") "," N("w1", "input", "") "," N("w2", "input", "") ","
         N("mm1", "fwd", "\"x\",\"w1\"") "," N("r1", "fwd", "\"mm1\"") ","
@@ -53,9 +52,8 @@ static void test_chain(void **state)
 
 /* two towers meeting at a product: d(a*b)/da = g*b reads the other tower's
  * output but flows into a's tower, and pairs there */
-static void test_product_of_branches(void **state)
+static void test_product_of_branches(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":["
         N("x", "input", "") "," N("y", "input", "") ","
         N("a1", "fwd", "\"x\"") "," N("a", "fwd", "\"a1\"") ","
@@ -72,9 +70,8 @@ static void test_product_of_branches(void **state)
 
 /* a side value (statistics only the backward reads) counts at its inputs:
  * the relu backward upstream of the batch-norm backward keeps its own pair */
-static void test_side_value(void **state)
+static void test_side_value(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":["
         N("x", "input", "") "," N("c", "fwd", "\"x\"") "," N("bn", "fwd", "\"c\"") ","
         N("st", "fwd", "\"c\"") "," N("r", "fwd", "\"bn\"") "," N("loss", "loss", "\"r\"") ","
@@ -87,9 +84,8 @@ static void test_side_value(void **state)
 }
 
 /* grad_of named anywhere: the pairing is grad_of, nothing inferred */
-static void test_grad_of_wins(void **state)
+static void test_grad_of_wins(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":["
         N("x", "input", "") "," N("a", "fwd", "\"x\"") "," N("b", "fwd", "\"a\"") ","
         N("loss", "loss", "\"b\"") ","
@@ -100,9 +96,8 @@ static void test_grad_of_wins(void **state)
     graph_free(g);
 }
 
-static void test_refusal(void **state)
+static void test_refusal(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *g = tu_graph("!x; A:x; B:A");
     Err e;
     err_clear(&e);

@@ -34,9 +34,8 @@ static long long brute(int l, int c)
     return memo[l][c] = best;
 }
 
-static void test_opt0(void **state)
+static void test_opt0(void **state TU_UNUSED)
 {
-    (void)state;
     for (int l = 0; l <= 30; l++)
         for (int c = 1; c <= 6; c++)
             assert_int_equal(revolve_opt0(l, c), brute(l, c));
@@ -50,25 +49,9 @@ static void test_opt0(void **state)
     assert_int_equal(revolve_opt0(3, 0), -1);
 }
 
-static Graph *chain_training(int n)
+static void test_chain(void **state TU_UNUSED)
 {
-    char buf[4096];
-    int k = snprintf(buf, sizeof buf, "!x; a1:x");
-    for (int i = 2; i <= n; i++)
-        k += snprintf(buf + k, sizeof buf - (size_t)k, "; a%d:a%d", i, i - 1);
-    Graph *f = tu_graph(buf);
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_make_training(f, &e);
-    assert_non_null(g);
-    graph_free(f);
-    return g;
-}
-
-static void test_chain(void **state)
-{
-    (void)state;
-    Graph *g = chain_training(32);
+    Graph *g = tu_chain_training("a", 1, 32);
     Plan free_pl;
     plan_init(&free_pl);
     assert_int_equal(tu_solve(g, "revolve", PLAN_NO_BUDGET, &free_pl, NULL), ERR_OK);
@@ -111,20 +94,14 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
-static void test_describe(void **state)
+static void test_describe(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = chain_training(32);
-    Err e;
-    err_clear(&e);
-    Solver *s = solver_new(solver_find("revolve"), g, NULL, &e);
-    assert_non_null(s);
+    Graph *g = tu_chain_training("a", 1, 32);
+    Solver *s = tu_solver(g, "revolve", NULL);
     Plan pl;
-    plan_init(&pl);
-    assert_int_equal(solver_plan(s, PLAN_NO_BUDGET, NULL, &pl, NULL, &e), ERR_OK);
+    assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, NULL, &pl), ERR_OK);
     Overlay o;
-    overlay_init(&o);
-    assert_int_equal(s->cls->describe(s, &pl, &o, &e), ERR_OK);
+    tu_describe(s, &pl, &o);
     assert_int_equal(o.n, 32);  /* one stage per chain node */
     for (int i = 0; i < o.n; i++) {
         assert_int_equal(o.groups[i].kind, OVERLAY_SEGMENT);
@@ -137,20 +114,18 @@ static void test_describe(void **state)
     graph_free(g);
 }
 
-static void test_refuse(void **state)
+static void test_refuse(void **state TU_UNUSED)
 {
-    (void)state;
     Graph *f = tu_graph("!x; a:x; b:x; c:a; d:b; e:c,d");
     Err e;
     err_clear(&e);
     Graph *g = graph_make_training(f, &e);
     assert_non_null(g);
-    Solver *s = solver_new(solver_find("revolve"), g, NULL, &e);
+    Solver *s = tu_solver_new(g, "revolve", NULL, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "not a chain"));
-    err_clear(&e);
-    s = solver_new(solver_find("revolve"), f, NULL, &e);
+    s = tu_solver_new(f, "revolve", NULL, &e);
     assert_null(s);
     assert_int_equal(e.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(e.msg, "training"));

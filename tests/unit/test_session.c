@@ -60,19 +60,32 @@ static int wait_answer(Session *s)
     return 0;
 }
 
+/* A session of slow_cls on a 4-node graph whose smallest peak is below its
+ * baseline peak, with the counters reset and hold set as given. */
+static Session *slow_session(int held)
+{
+    Session *s = tu_session(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls);
+    atomic_store(&hold, held);
+    atomic_store(&cancels, 0);
+    atomic_store(&starts, 0);
+    return s;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 static Graph *chain(void)
 {
     /* sizes 1,2,3,4 in a chain: baseline peak 7 (C and D), min peak 7 */
     return tu_graph("A=1; B=2:A; C=3:B; D=4:C; E=1:A,D");
 }
 
-static void request_then_plan_arrives(void **st)
+static void request_then_plan_arrives(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
-    assert_non_null(s);
+    Session *s = tu_session(chain(), solver_find("noremat"));
     assert_false(s->have);
     assert_true(session_stale(s));
     assert_int_equal(session_request(s), 0);
@@ -90,33 +103,21 @@ static void request_then_plan_arrives(void **st)
     session_free(s);
 }
 
-static void newer_request_cancels_older(void **st)
+static void newer_request_cancels_older(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Graph *g = tu_graph("A=4; B=4:A; C=4:B; D=1:A,C");
-    Session *s = session_new(g, &slow_cls, NULL, &e);
-    assert_non_null(s);
-    atomic_store(&hold, 1);
-    atomic_store(&cancels, 0);
-    atomic_store(&starts, 0);
+    Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak + (s->base_peak - s->min_peak) / 2;
     assert_true(b2 < b1 || b1 == s->min_peak);
     session_request(s);
-    for (int i = 0; i < 500 && atomic_load(&starts) == 0; i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; i < 500 && atomic_load(&starts) == 0; i++)
+        sleep_ms(1);
     assert_int_equal(atomic_load(&starts), 1);
     session_set_budget(s, b2);
     assert_true(session_stale(s));
     session_request(s);
     /* the first run can only end through cancel while hold is set */
-    for (int i = 0; i < 2000 && atomic_load(&starts) < 2; i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; i < 2000 && atomic_load(&starts) < 2; i++)
+        sleep_ms(1);
     assert_int_equal(atomic_load(&starts), 2);
     assert_int_equal(atomic_load(&cancels), 1);
     atomic_store(&hold, 0);
@@ -126,10 +127,8 @@ static void newer_request_cancels_older(void **st)
     assert_int_equal(s->plan.budget, b2);
     assert_true(s->have);
     double el;
-    for (int i = 0; i < 100 && session_busy(s, &el, NULL); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; i < 100 && session_busy(s, &el, NULL); i++)
+        sleep_ms(1);
     assert_false(session_busy(s, &el, NULL));
     /* the cancelled answer for b1 never shows up */
     struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
@@ -138,12 +137,9 @@ static void newer_request_cancels_older(void **st)
     session_free(s);
 }
 
-static void refusal_keeps_last_plan(void **st)
+static void refusal_keeps_last_plan(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
+    Session *s = tu_session(chain(), solver_find("noremat"));
     session_request(s);
     assert_true(wait_answer(s));
     int64_t peak = s->plan.peak;
@@ -158,12 +154,9 @@ static void refusal_keeps_last_plan(void **st)
     session_free(s);
 }
 
-static void cache_serves_repeats_and_budget_clamps(void **st)
+static void cache_serves_repeats_and_budget_clamps(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
+    Session *s = tu_session(chain(), solver_find("noremat"));
     session_set_budget(s, 1);
     assert_int_equal(s->budget, s->min_peak);
     session_set_budget(s, INT64_MAX);
@@ -180,14 +173,9 @@ static void cache_serves_repeats_and_budget_clamps(void **st)
     session_free(s);
 }
 
-static void cache_is_per_budget_for_budgeted_solvers(void **st)
+static void cache_is_per_budget_for_budgeted_solvers(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
-    atomic_store(&hold, 0);
-    atomic_store(&starts, 0);
+    Session *s = slow_session(0);
     int64_t b1 = s->base_peak, b2 = s->min_peak;
     assert_true(b2 < b1);
     assert_int_equal(session_request(s), 0);
@@ -208,12 +196,6 @@ static void cache_is_per_budget_for_budgeted_solvers(void **st)
     session_free(s);
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Poll answers until (cls, budget) is in the cache or 5 s pass. */
 static int wait_cached(Session *s, const SolverClass *cls, int64_t budget)
 {
@@ -222,9 +204,7 @@ static int wait_cached(Session *s, const SolverClass *cls, int64_t budget)
     for (int i = 0; i < 500; i++) {
         if (session_find(s, cls, &none, budget))
             return 1;
-        struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
-        poll(&pf, 1, 10);
-        session_poll(s);
+        tu_session_pump(s, 10);
     }
     return 0;
 }
@@ -232,15 +212,9 @@ static int wait_cached(Session *s, const SolverClass *cls, int64_t budget)
 /* Background work waits for the foreground: a foreground request cancels
  * the running background task, is answered first, and the cancelled task
  * runs again after it; every answer lands in the cache. */
-static void foreground_preempts_background(void **st)
+static void foreground_preempts_background(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
-    atomic_store(&hold, 1);
-    atomic_store(&cancels, 0);
-    atomic_store(&starts, 0);
+    Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak, b3 = (s->base_peak + s->min_peak) / 2;
     assert_true(b2 < b3 && b3 < b1);
     SolverOpts none;
@@ -273,15 +247,9 @@ static void foreground_preempts_background(void **st)
 
 /* Replacing the queue cancels a running task it no longer lists, and its
  * answer never reaches the cache. */
-static void replaced_background_is_cancelled(void **st)
+static void replaced_background_is_cancelled(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(tu_graph("A=4; B=4:A; C=4:B; D=1:A,C"), &slow_cls, NULL, &e);
-    atomic_store(&hold, 1);
-    atomic_store(&cancels, 0);
-    atomic_store(&starts, 0);
+    Session *s = slow_session(1);
     int64_t b1 = s->base_peak, b2 = s->min_peak;
     SolverOpts none;
     solver_opts_init(&none);

@@ -31,9 +31,7 @@ static int wait_all(Session *s, const JobTask *tk, int n)
             left += !session_find(s, tk[k].cls, tk[k].opts, tk[k].budget);
         if (!left)
             return 1;
-        struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
-        poll(&pf, 1, 10);
-        session_poll(s);
+        tu_session_pump(s, 10);
     }
     return 0;
 }
@@ -41,13 +39,9 @@ static int wait_all(Session *s, const JobTask *tk, int n)
 /* The Compare view's rows: every solver at one budget, queued as the
  * session's background work; each answer's figures are the solver's own
  * plan re-checked independently. */
-static void compare_lists_every_solver_with_true_peaks(void **st)
+static void compare_lists_every_solver_with_true_peaks(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("noremat"), NULL, &e);
-    assert_non_null(s);
+    Session *s = tu_session(chain(), solver_find("noremat"));
     const Graph *g = s->g;
     int64_t base = s->base_peak, lo = s->min_peak;
     assert_true(lo < base);
@@ -108,9 +102,8 @@ static void compare_lists_every_solver_with_true_peaks(void **st)
 
 /* Columns of compare rows: the gap-to-bound column only when a bound is
  * given, and the peak with enough digits not to read as the budget. */
-static void compare_rows_align_and_tell_apart(void **st)
+static void compare_rows_align_and_tell_apart(void **st TU_UNUSED)
 {
-    (void)st;
     CompareRow r = {.cls = solver_find("greedy"), .rc = ERR_OVER_BUDGET, .has_plan = 1,
                     .peak = 135580000, .overhead = 0.25, .cost = 125, .secs = 0.5};
     char a[300], b[300];
@@ -135,9 +128,8 @@ static void compare_rows_align_and_tell_apart(void **st)
     assert_string_equal(y, "5.00 MiB");
 }
 
-static void sweep_budgets_span_the_range(void **st)
+static void sweep_budgets_span_the_range(void **st TU_UNUSED)
 {
-    (void)st;
     int64_t b[10];
     sweep_budgets(100, 1000, 10, b);
     assert_int_equal(b[0], 100);
@@ -152,13 +144,10 @@ static void sweep_budgets_span_the_range(void **st)
     assert_int_equal(b[0], 5);
 }
 
-static void sweep_plans_revalidate_and_chart(void **st)
+static void sweep_plans_revalidate_and_chart(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = chain();
-    int64_t base;
-    double bcost;
-    sim_baseline(g, &base, &bcost);
+    int64_t base = tu_baseline_peak(g);
     int at_min;
     int64_t lo = graph_min_peak(g, &at_min);
     enum { N = 6 };
@@ -219,9 +208,8 @@ static void sweep_plans_revalidate_and_chart(void **st)
     graph_free(g);
 }
 
-static void measured_rows_follow_the_values(void **st)
+static void measured_rows_follow_the_values(void **st TU_UNUSED)
 {
-    (void)st;
     int64_t m[4] = {10, 5, 0, 8};
     int rows[8];
     /* 4 steps over 8 columns, 10 rows over 0..10 */
@@ -257,9 +245,8 @@ static void measured_rows_follow_the_values(void **st)
     assert_true(measured_diff(5, 0) == 0);
 }
 
-static void play_line_names_allocations_and_frees(void **st)
+static void play_line_names_allocations_and_frees(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B=3:A; C=2:B; D:B,C");
     int sched[4] = {0, 1, 2, 3};
     Sim s;
@@ -340,9 +327,8 @@ static void assert_labels_clear(const Graph *g, const CellLayout *l)
     }
 }
 
-static void cells_draw_every_node_and_edge(void **st)
+static void cells_draw_every_node_and_edge(void **st TU_UNUSED)
 {
-    (void)st;
     /* Kumar et al.'s Figure 1: all five nodes and their six edges */
     Graph *g = tu_graph_json("{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"A\"},{\"id\":\"B\",\"inputs\":[\"A\"]},"
                              "{\"id\":\"C\",\"inputs\":[\"B\"]},{\"id\":\"D\",\"inputs\":[\"B\",\"C\"]},"
@@ -413,13 +399,9 @@ static void cells_draw_every_node_and_edge(void **st)
 
 /* session_cache_put: a plan computed elsewhere (the sweep, --plan) is
  * served by session_request at once and shown as the current plan */
-static void cached_plans_are_served_without_the_worker(void **st)
+static void cached_plans_are_served_without_the_worker(void **st TU_UNUSED)
 {
-    (void)st;
-    Err e;
-    err_clear(&e);
-    Session *s = session_new(chain(), solver_find("greedy"), NULL, &e);
-    assert_non_null(s);
+    Session *s = tu_session(chain(), solver_find("greedy"));
     int at_min;
     int64_t lo = graph_min_peak(s->g, &at_min);
     int64_t b = lo + (s->base_peak - lo) / 3;

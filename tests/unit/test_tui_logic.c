@@ -5,9 +5,8 @@
 #include "render/plot.h"
 #include "src/base/units.h"
 
-static void slider_round_trips(void **st)
+static void slider_round_trips(void **st TU_UNUSED)
 {
-    (void)st;
     int64_t lo = 1000, hi = 1000 + 7919;
     for (int w = 2; w < 120; w += 7)
         for (int c = 0; c < w; c++)
@@ -26,9 +25,8 @@ static void slider_round_trips(void **st)
     assert_int_equal(plot_slider_value(17, 5, 5, 40), 5);
 }
 
-static void steps_map_to_columns_both_ways(void **st)
+static void steps_map_to_columns_both_ways(void **st TU_UNUSED)
 {
-    (void)st;
     /* fewer steps than columns: each step gets a band of columns */
     assert_int_equal(plot_col_of_step(0, 5, 70), 0);
     assert_int_equal(plot_col_of_step(1, 5, 70), 14);
@@ -49,9 +47,8 @@ static void steps_map_to_columns_both_ways(void **st)
         }
 }
 
-static void axis_labels_use_units(void **st)
+static void axis_labels_use_units(void **st TU_UNUSED)
 {
-    (void)st;
     char buf[32], want[32];
     int64_t top = (int64_t)8 << 30;
     assert_true(plot_axis_label(0, 8, top, 4, buf, sizeof buf));
@@ -63,9 +60,8 @@ static void axis_labels_use_units(void **st)
     assert_false(plot_axis_label(8, 8, top, 4, buf, sizeof buf));
 }
 
-static void curve_cells_show_plan_baseline_budget_peak(void **st)
+static void curve_cells_show_plan_baseline_budget_peak(void **st TU_UNUSED)
 {
-    (void)st;
     int64_t mem[4] = {2, 8, 4, 2}, base[4] = {2, 8, 8, 2};
     PlotInput in = {.mem = mem, .T = 4, .base = base, .TB = 4, .budget = 6, .peak_step = 1};
     int w = 4, h = 10;

@@ -151,9 +151,8 @@ static void check_separators(const TreeDec *td)
     free(csz);
 }
 
-static void test_known_widths(void **state)
+static void test_known_widths(void **state TU_UNUSED)
 {
-    (void)state;
     TreeDec td;
     UG u;
     /* path of 12: width 1 */
@@ -231,9 +230,8 @@ static unsigned lcg(unsigned *s)
     return (*s >> 16) & 0x7fff;
 }
 
-static void test_random_graphs(void **state)
+static void test_random_graphs(void **state TU_UNUSED)
 {
-    (void)state;
     unsigned seed = 7;
     for (int trial = 0; trial < 300; trial++) {
         int n = 1 + (int)(lcg(&seed) % 70);
@@ -272,24 +270,13 @@ static const char *const samples[] = {
     "samples/join3.json",      "samples/transformer_small.json", "samples/unet_small.json",
 };
 
-static Graph *load(const char *path)
-{
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(path, &e);
-    if (!g)
-        fail_msg("%s: %s", path, e.msg);
-    return g;
-}
-
 /* The decomposition of each sample's non-input graph. */
-static void test_samples_decompose(void **state)
+static void test_samples_decompose(void **state TU_UNUSED)
 {
-    (void)state;
     const char *more[] = {"samples/models/resnet18.json", "samples/models/gpt2.json"};
     for (size_t i = 0; i < sizeof samples / sizeof *samples + 2; i++) {
         const char *path = i < 6 ? samples[i] : more[i - 6];
-        Graph *g = load(path);
+        Graph *g = tu_load(path);
         int *vid = malloc((size_t)g->n * sizeof *vid), m = 0;
         for (int v = 0; v < g->n; v++)
             vid[v] = g->nodes[v].phase == PHASE_INPUT ? -1 : m++;
@@ -319,13 +306,8 @@ static void test_samples_decompose(void **state)
 static int plan_with(const Graph *g, int64_t budget, const char *const *opts, Plan *out,
                      const Plan *prev, Solver **keep, Err *e)
 {
-    SolverOpts o;
-    solver_opts_init(&o);
     err_clear(e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], e), ERR_OK);
-    Solver *s = keep && *keep ? *keep : solver_new(solver_find("twremat"), g, &o, e);
-    solver_opts_done(&o);
+    Solver *s = keep && *keep ? *keep : tu_solver_new(g, "twremat", opts, e);
     if (!s)
         return e->code;
     plan_init(out);
@@ -350,10 +332,9 @@ static void sched_is(const Graph *g, const Plan *p, const char *want)
  * B-E), then B, D, E; shrinking leaves 3 bags around the separator
  * {B,D,E}. Its nodes run in topological order B, D, E, each after its
  * inputs in the side components: A for B, C for D, A again for E. */
-static void test_fig1_exact(void **state)
+static void test_fig1_exact(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/kumar_fig1.json");
+    Graph *g = tu_load("samples/kumar_fig1.json");
     Plan p;
     Err e;
     const char *k1[] = {"k=1", NULL};
@@ -373,8 +354,7 @@ static void test_fig1_exact(void **state)
     Solver *s = NULL;
     assert_int_equal(plan_with(g, PLAN_NO_BUDGET, k1, &p, NULL, &s, &e), ERR_OK);
     Overlay ov;
-    overlay_init(&ov);
-    assert_int_equal(s->cls->describe(s, &p, &ov, &e), ERR_OK);
+    tu_describe(s, &p, &ov);
     assert_int_equal(ov.width, 2);
     assert_non_null(strstr(ov.title, "3 bags, width 2"));
     int bags = 0, seps = 0, roots = 0;
@@ -413,11 +393,10 @@ static void test_fig1_exact(void **state)
 
 /* Every sample: plans at no budget and at each budget the scan can meet
  * are valid by the independent checker, and peaks/costs agree. */
-static void test_samples_plans(void **state)
+static void test_samples_plans(void **state TU_UNUSED)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        Graph *g = load(samples[i]);
+        Graph *g = tu_load(samples[i]);
         Plan p;
         Err e;
         int64_t base_peak;
@@ -456,10 +435,9 @@ static void test_samples_plans(void **state)
 /* A chain of 32 layers: recursion halves the held activations, so the
  * peak falls far below noremat's (35 here), and smaller k means longer
  * schedules. */
-static void test_chain(void **state)
+static void test_chain(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/chain32.json");
+    Graph *g = tu_load("samples/chain32.json");
     Plan p, nr;
     Err e;
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &nr, NULL), ERR_OK);
@@ -491,10 +469,9 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
-static void test_max_steps(void **state)
+static void test_max_steps(void **state TU_UNUSED)
 {
-    (void)state;
-    Graph *g = load("samples/chain32.json");
+    Graph *g = tu_load("samples/chain32.json");
     Plan p;
     Err e;
     const char *opts[] = {"k=1", "max_steps=50", NULL};
@@ -514,16 +491,13 @@ static void test_max_steps(void **state)
 }
 
 /* A new budget through resolve gives the plan a fresh solve gives. */
-static void test_resolve(void **state)
+static void test_resolve(void **state TU_UNUSED)
 {
-    (void)state;
     const char *paths[] = {"samples/chain32.json", "samples/unet_small.json",
                            "samples/transformer_small.json"};
     for (int i = 0; i < 3; i++) {
-        Graph *g = load(paths[i]);
-        int64_t bp;
-        double bc;
-        sim_baseline(g, &bp, &bc);
+        Graph *g = tu_load(paths[i]);
+        int64_t bp = tu_baseline_peak(g);
         Solver *s = NULL;
         Plan a, b, fresh;
         Err e;
@@ -549,12 +523,10 @@ static void test_resolve(void **state)
 /* prepare (the tree decomposition) polls the caller's cancel flag: a
  * cancelled prepare is ERR_CANCELLED, not a refusal, and a later prepare
  * of the same graph succeeds */
-static void test_prepare_cancel(void **state)
+static void test_prepare_cancel(void **state TU_UNUSED)
 {
-    (void)state;
+    Graph *g = tu_load("samples/models/resnet18.json");
     Err e;
-    Graph *g = graph_load("samples/models/resnet18.json", &e);
-    assert_non_null(g);
     Progress p;
     progress_init(&p);
     atomic_store(&p.cancel, 1);

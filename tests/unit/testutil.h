@@ -1,9 +1,11 @@
 /* testutil.h — shared helpers for the cmocka unit tests: build a graph from
- * a compact text, run a solver end to end, and re-validate its plan with an
- * independent checker (written here from the spec, not from sim.c). */
+ * a compact text, run a solver end to end, re-validate its plan with an
+ * independent checker (written here from the spec, not from sim.c), and
+ * drive a session's worker. */
 #ifndef REMAT_TESTUTIL_H
 #define REMAT_TESTUTIL_H
 
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,10 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/graph/transform.h"
+#include "src/session/session.h"
+
+/* For the group state every cmocka test takes and most never read. */
+#define TU_UNUSED __attribute__((unused))
 
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)
@@ -74,16 +80,59 @@ static inline Graph *tu_graph(const char *spec)
     return g;
 }
 
-/* The training graph (graph_make_training) of a tu_graph spec. */
-static inline Graph *tu_training(const char *spec)
+/* The training graph (graph_make_training) of forward graph f, which it
+ * frees; fails the test when f cannot be made one. */
+static inline Graph *tu_make_training(Graph *f)
 {
-    Graph *f = tu_graph(spec);
     Err e;
     err_clear(&e);
     Graph *g = graph_make_training(f, &e);
+    if (!g)
+        fail_msg("graph_make_training: %s", e.msg);
     graph_free(f);
-    assert_non_null(g);
     return g;
+}
+
+/* The training graph (graph_make_training) of a tu_graph spec. */
+static inline Graph *tu_training(const char *spec)
+{
+    return tu_make_training(tu_graph(spec));
+}
+
+/* The baseline (graph order, no recomputation) peak of g, for the tests
+ * that need only the peak of sim_baseline. */
+static inline int64_t tu_baseline_peak(const Graph *g)
+{
+    int64_t peak;
+    double cost;
+    sim_baseline(g, &peak, &cost);
+    return peak;
+}
+
+/* An LSTM-like forward graph: input x, then 6 blocks of a matmul and 3
+ * tanh ops, every value of size 10 and each node reading the one before.
+ * With costs, a matmul costs 100 and a tanh 1; without, the default. */
+static inline Graph *tu_lstm_graph(int costs)
+{
+    char nodes[8192];
+    size_t u = (size_t)snprintf(nodes, sizeof nodes,
+                                "{\"format\":\"remat-graph\",\"nodes\":[{\"id\":\"x\",\"phase\":\"input\",\"size\":10}");
+    char prev[32] = "x", id[32];
+    for (int blk = 0; blk < 6; blk++) {
+        for (int j = -1; j < 3; j++) {
+            int mm = j < 0;
+            if (mm)
+                snprintf(id, sizeof id, "mm%d", blk);
+            else
+                snprintf(id, sizeof id, "ew%d_%d", blk, j);
+            u += (size_t)snprintf(nodes + u, sizeof nodes - u,
+                                  ",{\"id\":\"%s\",\"op\":\"%s\",\"size\":10%s,\"inputs\":[\"%s\"]}", id,
+                                  mm ? "matmul" : "tanh", !costs ? "" : mm ? ",\"cost\":100" : ",\"cost\":1", prev);
+            memcpy(prev, id, sizeof prev);
+        }
+    }
+    snprintf(nodes + u, sizeof nodes - u, "]}");
+    return tu_graph_json(nodes);
 }
 
 /* Independent re-validation of a schedule, straight from spec §3 with
@@ -170,28 +219,99 @@ static inline Graph *tu_random_chain_training(unsigned *seed, int nf, int ws)
         }
     }
     assert_int_equal(graph_finalize(f, &e), ERR_OK);
-    Graph *t = graph_make_training(f, &e);
-    if (!t)
-        fail_msg("graph_make_training: %s", e.msg);
-    graph_free(f);
-    return t;
+    return tu_make_training(f);
+}
+
+/* Graph loaded from a file (any format graph_load reads); fails the test
+ * naming the file on error. */
+static inline Graph *tu_load(const char *path)
+{
+    Err e;
+    err_clear(&e);
+    Graph *g = graph_load(path, &e);
+    if (!g)
+        fail_msg("%s: %s", path, e.msg);
+    return g;
+}
+
+/* The training graph of the forward chain x -> P<first> -> ... ->
+ * P<first+n-1> (P the prefix), unit sizes and costs. */
+static inline Graph *tu_chain_training(const char *prefix, int first, int n)
+{
+    char spec[4096];
+    size_t u = (size_t)snprintf(spec, sizeof spec, "!x; %s%d:x", prefix, first);
+    for (int i = first + 1; i < first + n; i++)
+        u += (size_t)snprintf(spec + u, sizeof spec - u, "; %s%d:%s%d", prefix, i, prefix, i - 1);
+    return tu_training(spec);
+}
+
+/* Plan p re-checked by the independent checker: valid, and the same peak
+ * and cost as the plan says. */
+static inline void tu_check_plan(const Graph *g, const Plan *p)
+{
+    double c = -1;
+    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
+    assert_true(pk >= 0);
+    assert_int_equal(pk, p->peak);
+    assert_true(c == p->cost);
+}
+
+/* Plan p re-checked by the independent checker against a budget: valid
+ * and peaking within it, else the test fails; returns the checker's cost. */
+static inline double tu_check_within(const Graph *g, const Plan *p, int64_t budget)
+{
+    double c = -1;
+    int64_t pk = tu_check_peak(g, p->steps, p->T, &c);
+    assert_true(pk >= 0 && pk <= budget);
+    return c;
+}
+
+/* solver_new for class `name` with options (NULL-terminated "k=v" list, a
+ * bad one fails the test); NULL with *e set when the solver refuses g. */
+static inline Solver *tu_solver_new(const Graph *g, const char *name, const char *const *opts, Err *e)
+{
+    const SolverClass *cls = solver_find(name);
+    if (!cls)
+        fail_msg("no solver %s", name);
+    SolverOpts o;
+    solver_opts_init(&o);
+    err_clear(e);
+    for (int i = 0; opts && opts[i]; i++)
+        assert_int_equal(solver_opts_add(&o, opts[i], e), ERR_OK);
+    Solver *s = solver_new(cls, g, &o, e);
+    solver_opts_done(&o);
+    return s;
 }
 
 /* A solver for g with options (NULL-terminated "k=v" list); fails the test
  * when it cannot be made. */
 static inline Solver *tu_solver(const Graph *g, const char *name, const char *const *opts)
 {
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
-    Solver *s = solver_new(solver_find(name), g, &o, &e);
-    solver_opts_done(&o);
+    Solver *s = tu_solver_new(g, name, opts, &e);
     if (!s)
         fail_msg("solver %s: %s", name, e.msg);
     return s;
+}
+
+/* One solver_plan call (warm-started from prev when non-NULL) into a fresh
+ * *out; returns its status. */
+static inline int tu_plan(Solver *s, int64_t budget, const Plan *prev, Plan *out)
+{
+    Err e;
+    err_clear(&e);
+    plan_init(out);
+    return solver_plan(s, budget, prev, out, NULL, &e);
+}
+
+/* The solver's structure for plan p into a fresh *o; fails the test when
+ * describe does. */
+static inline void tu_describe(Solver *s, const Plan *p, Overlay *o)
+{
+    Err e;
+    err_clear(&e);
+    overlay_init(o);
+    assert_int_equal(s->cls->describe(s, p, o, &e), ERR_OK);
 }
 
 /* Run solver `name` with options (NULL-terminated "k=v" list) at budget;
@@ -199,23 +319,34 @@ static inline Solver *tu_solver(const Graph *g, const char *name, const char *co
 static inline int tu_solve(const Graph *g, const char *name, int64_t budget, Plan *out,
                            const char *const *opts)
 {
-    const SolverClass *cls = solver_find(name);
-    if (!cls)
-        fail_msg("no solver %s", name);
-    SolverOpts o;
-    solver_opts_init(&o);
     Err e;
-    err_clear(&e);
-    for (int i = 0; opts && opts[i]; i++)
-        assert_int_equal(solver_opts_add(&o, opts[i], &e), ERR_OK);
-    Solver *s = solver_new(cls, g, &o, &e);
-    solver_opts_done(&o);
+    Solver *s = tu_solver_new(g, name, opts, &e);
     if (!s)
         return e.code;
-    plan_init(out);
-    int rc = solver_plan(s, budget, NULL, out, NULL, &e);
+    int rc = tu_plan(s, budget, NULL, out);
     solver_free(s);
     return rc;
+}
+
+/* A session on g (the session takes it) with solver cls; fails the test
+ * when it cannot be made. */
+static inline Session *tu_session(Graph *g, const SolverClass *cls)
+{
+    Err e;
+    err_clear(&e);
+    Session *s = session_new(g, cls, NULL, &e);
+    if (!s)
+        fail_msg("session_new: %s", e.msg);
+    return s;
+}
+
+/* Wait up to ms milliseconds for the worker's pipe, then take whatever
+ * answers have arrived. */
+static inline void tu_session_pump(Session *s, int ms)
+{
+    struct pollfd pf = {.fd = session_fd(s), .events = POLLIN};
+    poll(&pf, 1, ms);
+    session_poll(s);
 }
 
 #endif
