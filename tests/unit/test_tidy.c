@@ -43,9 +43,8 @@ static int running_nodes(const Graph *g)
 }
 
 /* Nothing limits it: every rerun goes, and the cost is the baseline's. */
-static void test_unlimited_drops_every_rerun(void **st)
+static void test_unlimited_drops_every_rerun(void **st TU_UNUSED)
 {
-    (void)st;
     const char *kinds[] = {"chain", "resnet", "transformer", "random"};
     unsigned rs = 7;
     for (int k = 0; k < 4; k++) {
@@ -88,9 +87,8 @@ static void nothing_left(const Graph *g, const int *s, int T, int64_t limit, con
 /* Real plans (twremat's and chen's reruns, which free memory) with random
  * reruns added, tidied at their own peak: valid, within it, no dearer,
  * fewer steps, and no rerun left that could be dropped on its own. */
-static void test_limit_kept_and_nothing_left(void **st)
+static void test_limit_kept_and_nothing_left(void **st TU_UNUSED)
 {
-    (void)st;
     const char *kinds[] = {"chain", "resnet", "transformer", "random"};
     const char *solvers[] = {"twremat", "chen"};
     unsigned rs = 11;
@@ -134,9 +132,8 @@ static void test_limit_kept_and_nothing_left(void **st)
 }
 
 /* A forced node (force=) keeps its runs; the others' reruns still go. */
-static void test_forced_runs_kept(void **st)
+static void test_forced_runs_kept(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_graph("A; B:A; C:B; D:B,C; E:A,D");
     int A = graph_find(g, "A"), B = graph_find(g, "B"), C = graph_find(g, "C"), D = graph_find(g, "D"),
         E = graph_find(g, "E");
@@ -154,9 +151,8 @@ static void test_forced_runs_kept(void **st)
 }
 
 /* A schedule the simulator rejects is left as it is. */
-static void test_invalid_left_alone(void **st)
+static void test_invalid_left_alone(void **st TU_UNUSED)
 {
-    (void)st;
     Graph *g = tu_training("A; B:A; C:B");
     int n = 0, *base = sim_baseline_order(g, &n);
     int s[64], T = n;
