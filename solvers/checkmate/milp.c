@@ -254,10 +254,12 @@ typedef struct {
 
 /* Checkmate's model on one order: its best plan into *out (when rc is
  * ERR_OK), its bound, proof and status. The solve may use until t0 + limit
- * (subproc_limits). */
+ * (subproc_limits). A finite cutoff (graph cost units: a plan already in
+ * hand, from another order) makes CBC look only for cheaper plans; when it
+ * proves there are none, the cutoff is this order's bound. */
 static int solve_order(Solver *s, int64_t budget, const int *order, int n, const Solver *ws,
-                       const Plan *best, double t0, double limit, Progress *p, Plan *out,
-                       OrderResult *res, Err *e)
+                       const Plan *best, double cutoff, double t0, double limit, Progress *p,
+                       Plan *out, OrderResult *res, Err *e)
 {
     const Graph *g = s->g;
     res->bound = 0;
@@ -276,6 +278,8 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     subproc_limits(t0, limit, &engine, &backstop);
     Child c = {load(&M, start, engine), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
+    if (isfinite(cutoff))
+        Cbc_setCutoff(c.cbc, cutoff * M.cscale);
     char *buf;
     size_t len;
     Err se;
@@ -317,6 +321,16 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
         else
             snprintf(res->status, sizeof res->status, "best found (time limit), gap %.3g %% to CBC's bound",
                      hdr[0] > 0 ? 100 * (hdr[0] - lb) / hdr[0] : 0.0);
+    } else if (cst == 2 && isfinite(cutoff)) {
+        /* nothing in this order beats the plan in hand: that is its bound
+         * (the order itself may have no plan within the budget at all) */
+        res->bound = cutoff;
+        snprintf(res->status, sizeof res->status, "nothing cheaper than the other order's plan (CBC proved it)");
+        if (start)
+            cm_extract(&M, start, out);
+        else
+            rc = err_set(e, ERR_OVER_BUDGET, "checkmate: no schedule in the order is cheaper than %.17g",
+                         cutoff);
     } else if (start) {
         /* CBC found nothing better in time: the warm start stands */
         cm_extract(&M, start, out);
@@ -344,14 +358,14 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
  * the model's budget is lowered by the overshoot and the order solved
  * again with the time left, up to three times. */
 static int solve_order_within(Solver *s, int64_t budget, const int *order, int n, const Solver *ws,
-                              const Plan *best, double t0, double limit, Progress *p, Plan *out,
-                              OrderResult *res, Err *e)
+                              const Plan *best, double cutoff, double t0, double limit, Progress *p,
+                              Plan *out, OrderResult *res, Err *e)
 {
     int64_t mb = budget;
     double bound = INFINITY;    /* the bound at the real budget (a lowered one raises it) */
     for (int round = 0;; round++) {
         plan_reset(out);
-        int rc = solve_order(s, mb, order, n, ws, best, t0, limit, p, out, res, e);
+        int rc = solve_order(s, mb, order, n, ws, best, cutoff, t0, limit, p, out, res, e);
         if (round == 0)
             bound = res->bound;
         else if (res->bound > bound)
@@ -474,7 +488,12 @@ static int milp_run(Solver *s, int64_t budget, const Plan *given, Plan *out, Pro
         plan_init(&pk);
         Err ek;
         err_clear(&ek);
-        int rk = solve_order_within(s, budget, orders[k], n, ws, &best, start, share, p, &pk, &res[k], &ek);
+        /* the second order need only beat the first's plan: CBC prunes
+         * against it and its proof that nothing does is that order's bound
+         * (measured on the 20-node random graph at 87 %: the graph's order,
+         * whose optimum is 7 % dearer, took 3.1 of the 3.6 s to prove) */
+        int rk = solve_order_within(s, budget, orders[k], n, ws, &best, ok ? got : INFINITY, start, share, p,
+                                    &pk, &res[k], &ek);
         size_t u = strlen(st->status);
         fb_put(st->status, sizeof st->status, &u, "%s%s: %s", k ? "; " : "", names[k], res[k].status);
         if (rk == ERR_CANCELLED) {
