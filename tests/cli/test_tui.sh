@@ -115,6 +115,14 @@ tm resize-window -t tui -x 100 -y 30
 check 'peak 4 B at step 4' "back at 100x30"
 quit "kumar: q"
 
+# what the exact member proved shows in the status line: at the smallest
+# peak, 3 B, CBC proves the portfolio's plan optimal at once
+if [ "$DEF" = auto ]; then
+    start samples/kumar_fig1.json -b 3
+    check 'kumar-fig1 \| auto \| budget 3 B \| peak 3 B .*\| plan by [a-z-]+ \| optimal' "kumar at 3 B: auto's plan is proven optimal"
+    quit "kumar at 3 B: q"
+fi
+
 # ---- a 32-layer training graph: the slider moves the budget ---------------
 {
     echo '{"format":"remat-graph","version":1,"name":"chain32","nodes":['
