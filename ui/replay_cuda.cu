@@ -65,6 +65,35 @@ static int fail(const char *msg, cudaError_t err)
             return fail(what, e_);          \
     } while (0)
 
+/* The replay's scale: --scale F as given, --fit PCT so that the scaled
+ * peak is PCT % of the device's free memory; checked against the graph's
+ * sizes and the free memory. Returns 0 or the exit status (message said). */
+static int choose_scale(const char *mode, const char *arg, const Graph *g, int64_t peak, size_t free_b,
+                        double *scale)
+{
+    Err e;
+    err_clear(&e);
+    *scale = atof(arg);
+    if (!strcmp(mode, "--fit")) {
+        double pct = atof(arg);
+        if (!(pct > 0 && pct <= 90)) {
+            fprintf(stderr, "remat: replay: --fit needs a percentage in (0, 90]\n");
+            return 2;
+        }
+        *scale = peak > 0 ? pct / 100.0 * (double)free_b / (double)peak : 1;
+    }
+    if (replay_scale_check(g, peak, *scale, &e)) {
+        fprintf(stderr, "remat: replay: %s\n", e.msg);
+        return 2;
+    }
+    if (!(*scale > 0) || (double)peak * *scale > 0.9 * (double)free_b) {
+        fprintf(stderr, "remat: replay: scaled peak %.0f bytes would not fit in 90%% of the %zu free bytes\n",
+                (double)peak * *scale, free_b);
+        return 3;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6 || (strcmp(argv[3], "--scale") && strcmp(argv[3], "--fit"))) {
@@ -94,24 +123,10 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0), "device properties");
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    double scale = atof(argv[4]);
-    if (!strcmp(argv[3], "--fit")) {
-        double pct = atof(argv[4]);
-        if (!(pct > 0 && pct <= 90)) {
-            fprintf(stderr, "remat: replay: --fit needs a percentage in (0, 90]\n");
-            return 2;
-        }
-        scale = s.peak > 0 ? pct / 100.0 * (double)free_b / (double)s.peak : 1;
-    }
-    if (replay_scale_check(g, s.peak, scale, &e)) {
-        fprintf(stderr, "remat: replay: %s\n", e.msg);
-        return 2;
-    }
-    if (!(scale > 0) || (double)s.peak * scale > 0.9 * (double)free_b) {
-        fprintf(stderr, "remat: replay: scaled peak %.0f bytes would not fit in 90%% of the %zu free bytes\n",
-                (double)s.peak * scale, free_b);
-        return 3;
-    }
+    double scale;
+    int src = choose_scale(argv[3], argv[4], g, s.peak, free_b, &scale);
+    if (src)
+        return src;
 
     cudaMemPoolProps props;
     memset(&props, 0, sizeof props);
