@@ -81,9 +81,10 @@ typedef struct {
 
 /* Seconds time_limit=auto adds for the exact member, which FastSA's share
  * does not take. Measured on fcn_8_vgg (73 nodes; the FastSA paper's CM1,
- * 9.4-9.7 s a cell there): at 70 % a 3.5 s solve gives +1.59 %, a 9 s one
- * +0.89 %, the proven optimum to 3e-7; at 90 % the 9 s solve proves its
- * plan optimal in 6 s. CBC ends the solve early when it proves the plan. */
+ * 9.4-9.7 s a cell there): at 90 % and 80 % the 9 s solve proves its plan
+ * optimal in 5.5-6.6 s; at 70 % a 3.5 s solve gave +1.59 %, a 9 s one the
+ * optimum, +0.89 %, in some runs and +1.46 % in others. On 20-node graphs
+ * it reaches every bench optimum. CBC ends the solve when it proves it. */
 #define EXACT_TIME 5.5
 
 static int member_on(const Solver *s, const char *name)
@@ -333,13 +334,12 @@ static int run_exact(Solver *s, int64_t budget, double seconds, Progress *p)
 #define TIDY_MOST 8
 
 /* Pool a tidied copy (plan_tidy: reruns a kept copy can serve, dropped
- * within the budget) of the cheapest plans that fit. Members' plans are
- * pooled as their solvers made them; measured at 70 % (`remat solve`):
- * on resnet50 auto's +0.205 % plan loses 23 needless reruns (+0.200 %),
- * and chen's and twremat's plans fall from +27 %/+245 % to +8 %/+12 %.
- * A full solve only: on 2K-node graphs a slider re-solve has no time;
- * and past the solve's end only the cheapest (a tidy of a 27K-step plan
- * takes 0.2 s). */
+ * within the budget) of the cheapest plans that fit, beside the members'
+ * plans as their solvers made them. Measured by bench_tidy at 70 %:
+ * resnet50's chen and twremat plans fall from +27 %/+245 % to +8 %/+11 %,
+ * densenet121's fastsa plan from +0.136 % to +0.107 %. A full solve only:
+ * on 2K-node graphs a slider re-solve has no time for it; and past the
+ * solve's end only the cheapest (a 27K-step plan takes 0.17 s). */
 static void pool_tidy(Solver *s, int64_t budget, double end)
 {
     if (budget == PLAN_NO_BUDGET)
