@@ -8,38 +8,30 @@
 #include "src/plan/tidy.h"
 #include "tests/bench/gen.h"
 
-static unsigned next(unsigned *st)
+/* Insert `extra` reruns of random steps into s[0..n) (room for n + extra),
+ * each somewhere after the step it copies (always valid: the node's inputs
+ * ran before that step). Returns the new length. */
+static int add_reruns(int *s, int n, int extra, unsigned *st)
 {
-    *st = *st * 1103515245u + 12345u;
-    return *st >> 8;
+    for (int k = 0; k < extra && n > 0; k++) {
+        int at = (int)(gen_rand(st) % (unsigned)n);   /* the rerun's model */
+        int pos = at + 1 + (int)(gen_rand(st) % (unsigned)(n - at));
+        memmove(s + pos + 1, s + pos, (size_t)(n - pos) * sizeof *s);
+        s[pos] = s[at];
+        n++;
+    }
+    return n;
 }
 
-/* The graph's own order with `extra` reruns of random nodes, each put
- * somewhere after the node's first run (always valid: its inputs ran
- * before that). */
+/* The graph's own order with `extra` random reruns. */
 static int *with_reruns(const Graph *g, int extra, unsigned *st, int *T)
 {
     int n = 0, *base = sim_baseline_order(g, &n);
     int *s = xmallocarray((size_t)(n + extra), sizeof *s);
     memcpy(s, base, (size_t)n * sizeof *s);
     free(base);
-    for (int k = 0; k < extra && n > 0; k++) {
-        int at = (int)(next(st) % (unsigned)n);   /* the rerun's model */
-        int pos = at + 1 + (int)(next(st) % (unsigned)(n - at));
-        memmove(s + pos + 1, s + pos, (size_t)(n - pos) * sizeof *s);
-        s[pos] = s[at];
-        n++;
-    }
-    *T = n;
+    *T = add_reruns(s, n, extra, st);
     return s;
-}
-
-static int running_nodes(const Graph *g)
-{
-    int r = 0;
-    for (int v = 0; v < g->n; v++)
-        r += g->nodes[v].phase != PHASE_INPUT;
-    return r;
 }
 
 /* Nothing limits it: every rerun goes, and the cost is the baseline's. */
@@ -54,7 +46,7 @@ static void test_unlimited_drops_every_rerun(void **st TU_UNUSED)
         double bc, c;
         sim_baseline(g, &bp, &bc);
         int got = plan_tidy(g, s, &T, INT64_MAX, NULL);
-        assert_int_equal(T, running_nodes(g));
+        assert_int_equal(T, graph_running_nodes(g));
         assert_int_equal(got, 25);
         assert_true(tu_check_peak(g, s, T, &c) >= 0);
         assert_true(c == bc);
@@ -105,14 +97,9 @@ static void test_limit_kept_and_nothing_left(void **st TU_UNUSED)
                     plan_done(&p);
                     continue;
                 }
-                int T = p.T + 10, *s = xmallocarray((size_t)T, sizeof *s);
+                int *s = xmallocarray((size_t)p.T + 10, sizeof *s);
                 memcpy(s, p.steps, (size_t)p.T * sizeof *s);
-                for (int x = 0; x < 10; x++) {   /* rerun s[at] later: valid */
-                    int n = p.T + x, at = (int)(next(&rs) % (unsigned)n);
-                    int pos = at + 1 + (int)(next(&rs) % (unsigned)(n - at));
-                    memmove(s + pos + 1, s + pos, (size_t)(n - pos) * sizeof *s);
-                    s[pos] = s[at];
-                }
+                int T = add_reruns(s, p.T, 10, &rs);
                 double c0, c1;
                 int64_t limit = tu_check_peak(g, s, T, &c0);
                 assert_true(limit >= 0);
