@@ -72,7 +72,19 @@ typedef struct {
      * solved) at the budget of its last run; exact_budget -1: none */
     double exact_bound;
     int64_t exact_budget;
+    /* the cover bound (checkmate.h) of the last answer: its budget
+     * (-1: none) and pool index */
+    double cover;
+    int64_t cover_budget;
+    int cover_pick;
 } Auto;
+
+/* Seconds the cover bound may take in a solve and in a slider re-solve:
+ * on the samples it takes 0.01-0.3 s (lstm64, 2.3K nodes: up to 1.5 s, and
+ * CBC's bound at 0.3 s is the same); a re-solve's 50 ms finish it on
+ * graphs of a few hundred nodes and leave larger ones without a gap. */
+#define COVER_SECONDS 1.0
+#define COVER_RESOLVE_SECONDS 0.05
 
 /* Largest graph (running nodes) the exact member is tried on: its model
  * grows with the square of the nodes, and within a portfolio's seconds
@@ -113,6 +125,7 @@ static int auto_prepare(Solver *s, Err *e)
     s->state = a;
     a->last_pick = -1;
     a->exact_budget = -1;
+    a->cover_budget = -1;
     for (int i = 0; i <= N_MEMBERS; i++)
         a->last_of[i] = -1;
     int rc;
@@ -367,8 +380,30 @@ static void pool_tidy(Solver *s, int64_t budget, double end)
     free(seen);
 }
 
-/* The pool's pick, or a member's family pick when it is better, into out. */
-static int answer(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* The lower bound for the answer when the exact member gave none: the
+ * cover bound over the graph's order and the plan's (kept per budget and
+ * pick). A bound that is not computed in `seconds` leaves none. */
+static void answer_cover(Solver *s, int i, int64_t budget, Plan *out, double seconds, Progress *p)
+{
+    Auto *a = s->state;
+    if (a->cover_budget != budget || a->cover_pick != i) {
+        Err e;
+        a->cover_budget = budget;
+        a->cover_pick = i;
+        if (cover_bound_plan(s->g, out->steps, out->T, budget, seconds, p, &a->cover, &e) != ERR_OK) {
+            a->cover = -1;
+            a->cover_budget = -1;   /* a later solve with more time tries again */
+        }
+    }
+    if (a->cover > 0 && s->cands.c[i].cost >= a->cover * (1 - 1e-9)) {
+        out->bound = a->cover;
+        out->optimal = s->cands.c[i].cost <= a->cover * (1 + 1e-9);
+    }
+}
+
+/* The pool's pick, or a member's family pick when it is better, into out,
+ * with a lower bound where one is known. */
+static int answer(Solver *s, int64_t budget, Plan *out, double bound_seconds, Progress *p, Err *e)
 {
     int i = cands_pick(&s->cands, budget);
     if (i < 0)
@@ -386,6 +421,8 @@ static int answer(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         c->cost >= a->exact_bound * (1 - 1e-9)) {
         out->bound = a->exact_bound;
         out->optimal = c->cost <= a->exact_bound * (1 + 1e-9);
+    } else if (rc == ERR_OK && budget != PLAN_NO_BUDGET && c->peak <= budget) {
+        answer_cover(s, i, budget, out, bound_seconds, p);
     }
     return rc;
 }
@@ -417,7 +454,7 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     if (rc == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     pool_tidy(s, budget, end);
-    rc = answer(s, budget, out, p, e);
+    rc = answer(s, budget, out, COVER_SECONDS, p, e);
     if (rc == ERR_OK && budget != PLAN_NO_BUDGET) {
         int i = cands_pick(&s->cands, budget);
         if (s->cands.c[i].peak > budget && (!a->missed_floor || s->cands.c[i].peak < a->missed_floor))
@@ -442,7 +479,7 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
         return auto_solve(s, budget, out, p, e);
     if (run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    return answer(s, budget, out, p, e);
+    return answer(s, budget, out, COVER_RESOLVE_SECONDS, p, e);
 }
 
 /* The winner's own structure when the member's last plan is the answer

@@ -23,6 +23,26 @@
 int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress *p, double *bound,
                        Err *e);
 
+/* A lower bound on the cost of every plan within budget whose first runs
+ * follow order[0..n) (every running node once, topological), for graphs
+ * of any size: per step, what must be freed, covered by the values it
+ * could drop and recompute later (cover.c says why it holds and how
+ * close it is). CBC solves the cover in a child process (stoppable through
+ * p); past `seconds` its best possible value stands, still a bound.
+ * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
+ * step cannot fit in that order at all; ERR_CANCELLED; ERR_IO. */
+int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
+                double *bound, Err *e);
+
+/* The cover bound over plans whose first runs follow the graph's order or
+ * the order of steps[0..T) (that plan's, when it differs): the smaller of
+ * the two orders' bounds, so it holds for the plan and for everything in
+ * Checkmate's model on the graph's order. `seconds` is shared. ERR_OK with
+ * *bound; ERR_UNSUPPORTED when the plan leaves a node out; ERR_OVER_BUDGET
+ * when neither order fits; ERR_CANCELLED; ERR_IO. */
+int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
+                     double *bound, Err *e);
+
 /* checkmate's solve (a solver of class "checkmate", its own options) with
  * `start` as CBC's warm start and the source of the best plan's order, in
  * place of its warm= portfolio: the auto portfolio hands it its pool's best

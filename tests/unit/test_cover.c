@@ -1,0 +1,194 @@
+/* test_cover.c — the cover bound (solvers/checkmate/cover.c): never above
+ * the cheapest plan in its order (an exact search on tiny graphs), never
+ * above any solver's plan, above the order's plain cost where memory is
+ * short, and a clear refusal when a step cannot fit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "solvers/checkmate/checkmate.h"
+#include "src/plan/sim.h"
+#include "tests/bench/gen.h"
+#include "tests/unit/testutil.h"
+
+#define ORDER_MAX 14
+
+/* The cheapest spec-valid schedule within budget whose first runs follow
+ * order[0..m): Dijkstra over (values held, how many of the order have run),
+ * a move runs the next node of the order or reruns an earlier one, then
+ * keeps or drops each value it touched (brute.h says why that is exact).
+ * -1 when none fits. */
+static double order_optimum(const Graph *g, const int *order, int m, int64_t budget)
+{
+    int pos[256];
+    uint32_t need[ORDER_MAX], goal = 0;
+    for (int v = 0; v < g->n; v++)
+        pos[v] = -1;
+    for (int i = 0; i < m; i++)
+        pos[order[i]] = i;
+    for (int i = 0; i < m; i++) {
+        need[i] = 0;
+        for (int q = g->in_off[order[i]]; q < g->in_off[order[i] + 1]; q++)
+            if (pos[g->in_idx[q]] >= 0)
+                need[i] |= 1u << pos[g->in_idx[q]];
+        if (g->is_output[order[i]])
+            goal |= 1u << i;
+    }
+    size_t H = (size_t)1 << m, S = H * (size_t)(m + 1);
+    double *dist = malloc(S * sizeof *dist);
+    unsigned char *done = calloc(S, 1);
+    for (size_t s = 0; s < S; s++)
+        dist[s] = -1;
+    dist[0] = 0;
+    double best = -1;
+    for (;;) {
+        /* the cheapest open state (a linear scan: tiny graphs) */
+        size_t u = S;
+        for (size_t s = 0; s < S; s++)
+            if (!done[s] && dist[s] >= 0 && (u == S || dist[s] < dist[u]))
+                u = s;
+        if (u == S)
+            break;
+        done[u] = 1;
+        uint32_t held = (uint32_t)(u % H);
+        int k = (int)(u / H);
+        if (k == m && (held & goal) == goal) {
+            best = dist[u];
+            break;
+        }
+        int64_t mem = g->input_bytes;
+        for (int i = 0; i < m; i++)
+            if (held >> i & 1)
+                mem += g->nodes[order[i]].size;
+        for (int i = 0; i <= k && i < m; i++) {
+            const Node *nd = &g->nodes[order[i]];
+            if ((held >> i & 1) || (need[i] & ~held) || mem + nd->size + nd->workspace > budget)
+                continue;
+            uint32_t touch = need[i] | 1u << i, drop = touch;
+            int k2 = i == k ? k + 1 : k;
+            for (;;) {
+                size_t s2 = (size_t)k2 * H + ((held | 1u << i) & ~drop);
+                double c = dist[u] + nd->cost;
+                if (!done[s2] && (dist[s2] < 0 || c < dist[s2]))
+                    dist[s2] = c;
+                if (!drop)
+                    break;
+                drop = (drop - 1) & touch;
+            }
+        }
+    }
+    free(dist);
+    free(done);
+    return best;
+}
+
+static void test_below_order_optimum(void **st TU_UNUSED)
+{
+    unsigned seed = 7;
+    int cases = 0, above_plain = 0;
+    for (int it = 0; it < 40; it++) {
+        Graph *g = it % 2 ? tu_random_chain_training(&seed, 2 + it % 4, it % 3 == 0)
+                          : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it);
+        int m;
+        int *ord = sim_baseline_order(g, &m);
+        if (m > ORDER_MAX) {
+            free(ord);
+            graph_free(g);
+            continue;
+        }
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
+            double opt = order_optimum(g, ord, m, b), lb = -1;
+            Err e;
+            int rc = cover_bound(g, ord, m, b, 10, NULL, &lb, &e);
+            if (opt < 0) {
+                /* nothing fits this order: the bound may say so or not */
+                assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+                continue;
+            }
+            assert_int_equal(rc, ERR_OK);
+            if (lb > opt * (1 + 1e-9))
+                fail_msg("case %d budget %lld: bound %.17g above the order's optimum %.17g", it, (long long)b,
+                         lb, opt);
+            assert_true(lb >= bc * (1 - 1e-9));
+            above_plain += lb > bc * (1 + 1e-9);
+            cases++;
+        }
+        free(ord);
+        graph_free(g);
+    }
+    assert_true(cases >= 70);
+    /* where memory is short the bound says more than "every node once" */
+    assert_true(above_plain >= cases / 4);
+}
+
+/* No solver's plan is cheaper than the bound over its own order and the
+ * graph's. */
+static void test_below_every_plan(void **st TU_UNUSED)
+{
+    const char *solvers[] = {"greedy", "chen", "echo", "kusumoto-approx", "twremat", "fastsa", "checkmate"};
+    const char *timed[] = {"time_limit=2", NULL};
+    int checked = 0;
+    for (int k = 0; k < 3; k++) {
+        Graph *g = gen_training(k == 0 ? "transformer" : k == 1 ? "resnet" : "random", 6, 3);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int h = 3; h <= 9; h += 2) {
+            int64_t b = lo + (bp - lo) * h / 10;
+            for (size_t j = 0; j < sizeof solvers / sizeof *solvers; j++) {
+                Plan p;
+                plan_init(&p);
+                int t = !strcmp(solvers[j], "fastsa") || !strcmp(solvers[j], "checkmate");
+                if (tu_solve(g, solvers[j], b, &p, t ? timed : NULL) == ERR_OK && p.peak <= b) {
+                    double lb;
+                    Err e;
+                    assert_int_equal(cover_bound_plan(g, p.steps, p.T, b, 10, NULL, &lb, &e), ERR_OK);
+                    if (lb > p.cost * (1 + 1e-9))
+                        fail_msg("%s at %lld: bound %.17g above its plan's cost %.17g", solvers[j],
+                                 (long long)b, lb, p.cost);
+                    checked++;
+                }
+                plan_done(&p);
+            }
+        }
+        graph_free(g);
+    }
+    assert_true(checked >= 30);
+}
+
+static void test_refusals(void **st TU_UNUSED)
+{
+    /* B reads A (size 4) and is 4 itself: no step running B fits in 7 */
+    Graph *g = tu_graph("A=4; B=4:A; C=1:B");
+    int m;
+    int *ord = sim_baseline_order(g, &m);
+    double lb;
+    Err e;
+    assert_int_equal(cover_bound(g, ord, m, 7, 1, NULL, &lb, &e), ERR_OVER_BUDGET);
+    assert_string_equal(e.msg, "no plan in this order fits: B needs 8 bytes with its inputs alone");
+    /* a plan that leaves a node out has no order to bound */
+    int steps[] = {ord[0], ord[1]};
+    assert_int_equal(cover_bound_plan(g, steps, 2, 100, 1, NULL, &lb, &e), ERR_UNSUPPORTED);
+    assert_string_equal(e.msg, "no bound: the plan does not run every node");
+    free(ord);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_below_order_optimum),
+        cmocka_unit_test(test_below_every_plan),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
