@@ -6,14 +6,16 @@
  * session's worker (src/session/session.h), whose answers land in the session's
  * cache, so a swept budget is instant on the slider and a solver picked
  * after comparing needs no new prepare. The gap column measures each
- * cost against Checkmate's LP bound at the budget, computed by a one-shot
- * task of the view (a child process that cancel stops). */
+ * cost against the cover bound on the graph's order at the budget
+ * (solvers/checkmate/cover.c), computed by a one-shot task of the view (a
+ * child process that cancel stops). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/explore.h"
 #include "solvers/checkmate/checkmate.h"
+#include "src/plan/sim.h"
 #include "src/session/sweep.h"
 #include "src/base/units.h"
 #include "src/base/xalloc.h"
@@ -29,9 +31,8 @@
 #define COMPARE_TIME_LIMIT "3"
 
 #define BOUNDS_MAX 8
-#define BOUND_SECONDS 60
 
-/* Checkmate's LP bound at one budget (solvers/checkmate/checkmate.h). */
+/* The cover bound at one budget (solvers/checkmate/checkmate.h). */
 typedef struct Bound {
     int64_t budget;
     int rc;
@@ -56,7 +57,10 @@ static void *bound_work(void *arg)
     CompareState *st = arg;
     Err e;
     err_clear(&e);
-    st->task.rc = checkmate_lp_bound(st->g, st->task.budget, BOUND_SECONDS, &st->bg.prog, &st->task.lb, &e);
+    int n;
+    int *ord = sim_baseline_order(st->g, &n);
+    st->task.rc = cover_bound(st->g, ord, n, st->task.budget, COVER_BOUND_SECONDS, &st->bg.prog, &st->task.lb, &e);
+    free(ord);
     snprintf(st->task.msg, sizeof st->task.msg, "%.199s", e.msg);
     return NULL;
 }
@@ -106,7 +110,7 @@ static void compare_free_view(View *v)
 {
     CompareState *st = v->st;
     if (st->bg_ok)
-        bg_free(&st->bg);   /* the LP runs in a child process that cancel stops */
+        bg_free(&st->bg);   /* CBC runs in a child process that cancel stops */
     graph_free(st->g);
 }
 
@@ -354,12 +358,12 @@ static void draw_bound(const CompareState *cs, Tui *t, int row, int w)
     const Bound *b = bound_find(cs, s->budget);
     char line[400];
     if (b && b->rc == ERR_OK)
-        snprintf(line, sizeof line, "gap: cost over Checkmate's LP bound %.6g (no plan of its model on the graph's order "
-                 "costs less; other orders can)", b->lb);
+        snprintf(line, sizeof line, "gap: cost over the cover bound %.6g (no plan in the graph's order costs less; "
+                 "other orders can)", b->lb);
     else if (b)
         snprintf(line, sizeof line, "no bound for the gap column: %.300s", b->msg);
     else if (cs->running)
-        snprintf(line, sizeof line, "%c computing Checkmate's LP bound for the gap column...", tui_spinner(t));
+        snprintf(line, sizeof line, "%c computing the cover bound for the gap column...", tui_spinner(t));
     else
         return;
     tui_put_attr(row, 0, w, line, A_DIM);

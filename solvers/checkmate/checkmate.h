@@ -30,7 +30,12 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * close it is). CBC solves the cover in a child process (stoppable through
  * p); past `seconds` its best possible value stands, still a bound.
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
- * step cannot fit in that order at all; ERR_CANCELLED; ERR_IO. */
+ * step cannot fit in that order at all; ERR_LIMIT when CBC gave nothing
+ * in time; ERR_CANCELLED; ERR_IO. */
+/* Seconds the explorer's compare view and `remat solve --bound` give a
+ * cover bound (most take well under one). */
+#define COVER_BOUND_SECONDS 10
+
 int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
                 double *bound, Err *e);
 
@@ -39,7 +44,7 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
  * the two orders' bounds, so it holds for the plan and for everything in
  * Checkmate's model on the graph's order. `seconds` is shared. ERR_OK with
  * *bound; ERR_UNSUPPORTED when the plan leaves a node out; ERR_OVER_BUDGET
- * when neither order fits; ERR_CANCELLED; ERR_IO. */
+ * when neither order fits; ERR_LIMIT; ERR_CANCELLED; ERR_IO. */
 int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
                      double *bound, Err *e);
 

@@ -128,15 +128,36 @@ static int build_rows(const Graph *g, const int *order, int n, int64_t budget, R
 
 typedef struct {
     Cbc_Model *cbc;
+    int n;
 } Child;
 
-/* In the child: solve, write CBC's best possible objective. */
+/* In the child: solve, write whether it is proven, CBC's best possible
+ * objective, and the best x. */
 static int child_cover(void *ctx, int fd)
 {
     Child *c = ctx;
     Cbc_solve(c->cbc);
-    double lb = Cbc_isProvenOptimal(c->cbc) ? Cbc_getObjValue(c->cbc) : Cbc_getBestPossibleObjValue(c->cbc);
-    return subproc_write(fd, &lb, sizeof lb) ? 1 : 0;
+    double hdr[2] = {Cbc_isProvenOptimal(c->cbc) ? 1 : 0, Cbc_getBestPossibleObjValue(c->cbc)};
+    const double *x = Cbc_bestSolution(c->cbc);
+    if (subproc_write(fd, hdr, sizeof hdr))
+        return 1;
+    return hdr[0] && x && subproc_write(fd, x, (size_t)c->n * sizeof *x) ? 1 : 0;
+}
+
+/* Sum of cost(i) over x's ones when x (rounded) meets every row, else -1. */
+static double exact_cost(const Graph *g, const int *order, int n, const Rows *R, const double *x)
+{
+    for (int r = 0; r < R->nrows; r++) {
+        double got = 0;
+        for (int q = R->off[r]; q < R->off[r + 1]; q++)
+            got += x[R->idx[q]] > 0.5 ? R->val[q] : 0;
+        if (got < 1 - 1e-12)
+            return -1;
+    }
+    double c = 0;
+    for (int i = 0; i < n; i++)
+        c += x[i] > 0.5 ? g->nodes[order[i]].cost : 0;
+    return c;
 }
 
 /* The least sum of cost(i) x(i) over the rows, from below, in graph cost
@@ -166,18 +187,25 @@ static int solve_cover(const Graph *g, const int *order, int n, const Rows *R, d
     subproc_limits(clock_now(), seconds, &engine, &backstop);
     Cbc_setMaximumSeconds(m, engine);
     Cbc_setParameter(m, "timeMode", "elapsed");
-    Child c = {m};
+    Child c = {m, n};
     char *buf = NULL;
     size_t len = 0;
     int rc = subproc_run(child_cover, &c, p, backstop, &buf, &len, e);
     Cbc_deleteModel(m);
-    if (rc == ERR_OK && len == sizeof(double)) {
-        double lb;
-        memcpy(&lb, buf, sizeof lb);
-        *extra = lb > 0 ? lb / cscale : 0;
+    double hdr[2];
+    if (rc == ERR_OK && len >= sizeof hdr) {
+        memcpy(hdr, buf, sizeof hdr);
+        /* a proven optimum is summed from its x in the graph's own units;
+         * otherwise CBC's best possible value, a hair lower, since its
+         * tolerances may not lift a bound above a plan that exists */
+        double x = -1;
+        if (hdr[0] && len == sizeof hdr + (size_t)n * sizeof(double))
+            x = exact_cost(g, order, n, R, (const double *)(buf + sizeof hdr));
+        *extra = x >= 0 ? x : hdr[1] > 0 ? hdr[1] / cscale * (1 - 1e-9) : 0;
     } else if (rc == ERR_OK || rc == ERR_LIMIT) {
-        /* no answer in time: the order's own cost still bounds */
-        rc = ERR_OK;
+        /* no answer in time (the order's own cost still bounds, but says
+         * nothing a caller would show) */
+        rc = err_set(e, ERR_LIMIT, "no cover bound within %g s", seconds);
     }
     free(buf);
     return rc;
@@ -195,10 +223,8 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
     double extra = 0;
     if (rc == ERR_OK)
         rc = solve_cover(g, order, n, &R, seconds, p, &extra, e);
-    /* a hair below what CBC found: its tolerances may not lift a bound
-     * above a plan that exists */
     if (rc == ERR_OK)
-        *bound = base + extra * (1 - 1e-9);
+        *bound = base + extra;
     free(R.off);
     free(R.idx);
     free(R.val);

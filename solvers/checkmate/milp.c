@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
 #include "src/base/strbuf.h"
@@ -276,6 +277,24 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     double *start = warm_start(&M, ws, best, budget, &wcost);
     double engine, backstop;
     subproc_limits(t0, limit, &engine, &backstop);
+    /* the cover bound (cover.c) holds for every plan in the order, so for
+     * the model's: it floors CBC's bound, and a start that meets it needs
+     * no search (pin=/force= aside: the start may not keep them). As a row
+     * "cost >= bound" it slowed CBC's proof on fcn_8_vgg at 70 % from 13 s
+     * to past 50 s, so CBC does not see it */
+    double cover;
+    Err ce;
+    if (cover_bound(g, order, n, budget, fmin(1.0, 0.1 * engine), p, &cover, &ce) != ERR_OK)
+        cover = 0;
+    if (start && !s->rule && cover > 0 && wcost <= cover * (1 + 1e-9)) {
+        cm_extract(&M, start, out);
+        res->bound = cover;
+        res->optimal = 1;
+        snprintf(res->status, sizeof res->status, "optimal (the start meets the cover bound)");
+        free(start);
+        cm_free(&M);
+        return ERR_OK;
+    }
     Child c = {load(&M, start, engine), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
     if (isfinite(cutoff))
@@ -310,7 +329,7 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
             plan_done(&w);
         }
         double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
-        res->bound = lb / M.cscale;
+        res->bound = fmax(lb / M.cscale, cover);
         res->optimal = cst == 0;
         /* proven: the plan's cost is the bound (CBC's own bound can sit
          * below it when it knows the cost is integral) */

@@ -57,14 +57,13 @@ expect_err "smallest peak found 11 B \\(Theorem 3.3: the join needs at least 7 s
 run $REMAT solve samples/join3.json --solver join --budget 9
 expect_rc 3 "join auto below its lowest peak"
 expect_err "smallest peak found 10 B \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
-# the exact MILP says what it proved, --bound prints Checkmate's LP bound
-# (one freeing row per hazard makes it tight on Figure 1: 6, the optimum,
-# where the aggregated row gave 5, the baseline cost), and the
-# portfolio names the member whose plan won
+# the exact MILP says what it proved, --bound prints the cover bound
+# (on Figure 1 at 3: 6, the optimum: while D runs, A waits for E, so A is
+# held or run again), and the portfolio names the member whose plan won
 run $REMAT solve samples/kumar_fig1.json --solver checkmate --budget 3 --bound -o "$T/cm.json"
 expect_rc 0 "checkmate on Figure 1"
 expect_err "checkmate: optimal \\(proven by the solver\\)" "checkmate says optimal"
-expect_err "bound: no plan in Checkmate's model on the graph's order costs less than 6; this plan is \\+0.00% above it" "LP bound and gap"
+expect_err "bound: no plan in the graph's order costs less than 6; this plan is \\+0.00% above it" "cover bound and gap"
 grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || fail "plan JSON lacks the optimality record: $(cat "$T/cm.json")"
 run $REMAT solve samples/kumar_fig1.json --budget 3 -o "$T/auto.json"
 expect_rc 0 "auto is the default solver"

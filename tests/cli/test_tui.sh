@@ -181,9 +181,9 @@ check 'Every solver at budget 26 B' "compare view opens"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+%' "compare: greedy row with a peak"
 check 'noremat +peak +35 B .*OVER budget' "compare: noremat row over budget"
 check 'chen +(peak|refused)' "compare: chen row"
-# the gap column: each cost over Checkmate's LP bound, the one solve --bound prints
+# the gap column: each cost over the cover bound, the one solve --bound prints
 lb=$("$REMAT" solve samples/chain32.json -s greedy -b 26 --bound -o /dev/null 2>&1 | sed -n 's/.*costs less than \([0-9.e+]*\);.*/\1/p')
-check "gap: cost over Checkmate's LP bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
+check "gap: cost over the cover bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+% +[0-9.]+s +gap +\+[0-9.]+%' "compare: greedy's gap to the bound"
 check 'noremat +peak +35 B .* gap +- +OVER budget' "compare: no gap for a plan over the budget"
 # the fit waits behind every solver's row (some take their 3 s limit)
