@@ -12,6 +12,7 @@
  * family of schedules, then lets FastSA polish that pick briefly; only when
  * nothing in hand fits does it search again.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,34 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progr
     return rc == ERR_CANCELLED ? rc : ERR_OK;
 }
 
+/* The cover's plan (checkmate.h: the graph's order, reruns where the cover
+ * bound says memory must be freed), pooled; FastSA starts from it when it
+ * is the best. Where the bound is tight it is the optimum in that order:
+ * on Moccasin's ResNet-50 training graph at 90/80/70 % it is +0.108/
+ * +0.279/+0.564 %, each at its bound, where FastSA gave +0.12/+0.32/+0.62 %. */
+static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, double *bound)
+{
+    *bound = -1;
+    if (budget == PLAN_NO_BUDGET || seconds < 0.05)
+        return ERR_OK;
+    Plan pl;
+    plan_init(&pl);
+    Err e;
+    int rc = cover_plan(s->g, budget, seconds, p, &pl, bound, &e);
+    if (rc == ERR_OK && pl.T > 0)
+        pool_add(s, pl.steps, pl.T, "cover");
+    plan_done(&pl);
+    return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
+}
+
+/* Does the pool's pick meet the bound (a plan in the graph's order at
+ * it is optimal there, and no search can do better in that order)? */
+static int pool_meets(const Solver *s, int64_t budget, double bound)
+{
+    int i = cands_pick(&s->cands, budget);
+    return bound > 0 && i >= 0 && s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9);
+}
+
 /* Checkmate's MILP for the time left, from the pool's best plan, pooled.
  * FastSA stops early on small graphs (its runs stall), so the time is often
  * most of the portfolio's: measured on 20-node training graphs at tight
@@ -448,8 +477,15 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
             return err_set(e, ERR_CANCELLED, "auto: cancelled");
         progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
     }
-    int rc = run_fastsa(s, budget, end - a->exact_time - clock_now(), 1, p, e);
-    if (rc != ERR_CANCELLED)
+    double cover;
+    if (run_cover(s, budget, fmin(COVER_SECONDS, end - a->exact_time - clock_now()), p, &cover) == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    /* a pick at the graph order's bound ends the search (its proof is
+     * answer()'s) */
+    int rc = ERR_OK, done = pool_meets(s, budget, cover);
+    if (!done)
+        rc = run_fastsa(s, budget, end - a->exact_time - clock_now(), 1, p, e);
+    if (rc != ERR_CANCELLED && !done)
         rc = run_exact(s, budget, end - clock_now(), p);
     if (rc == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
