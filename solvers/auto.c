@@ -29,7 +29,7 @@
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "auto", 0.001, 1e6, "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30, and 5.5 more for the exact member where it runs (it ends the solve when it proves the plan optimal)"),
     OPT_P_NUM("resolve_time", "0.05", 0.001, 1e6, NULL, "seconds FastSA polishes a re-solve's pick (the slider)"),
-    OPT_P_TEXT("members", "all", "comma-separated solvers to run (all: every one that applies)"),
+    OPT_P_TEXT("members", "all", "comma-separated solvers to run, cover (the cover bound's plan) among them (all: every one that applies)"),
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "FastSA's seed"),
     OPT_P_TEXT("fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"),
     OPT_P_CHOICE("exact", "on", "on|off", "on: on graphs of at most 100 running nodes, Checkmate's MILP gets the time FastSA leaves, from the pool's best plan"),
@@ -150,7 +150,7 @@ static int auto_prepare(Solver *s, Err *e)
         char buf[512];
         snprintf(buf, sizeof buf, "%s", list);
         for (char *sv = NULL, *n = strtok_r(buf, ",", &sv); n; n = strtok_r(NULL, ",", &sv)) {
-            int known = strcmp(n, "fastsa") == 0 || strcmp(n, "checkmate") == 0;
+            int known = strcmp(n, "fastsa") == 0 || strcmp(n, "checkmate") == 0 || strcmp(n, "cover") == 0;
             for (int i = 0; i < N_MEMBERS; i++)
                 known |= strcmp(n, MEMBERS[i].name) == 0;
             if (!known)
@@ -307,7 +307,7 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progr
 static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, double *bound)
 {
     *bound = -1;
-    if (budget == PLAN_NO_BUDGET || seconds < 0.05)
+    if (budget == PLAN_NO_BUDGET || seconds < 0.05 || !member_on(s, "cover"))
         return ERR_OK;
     Plan pl;
     plan_init(&pl);
