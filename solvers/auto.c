@@ -312,7 +312,7 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
     Plan pl;
     plan_init(&pl);
     Err e;
-    int rc = cover_plan(s->g, budget, seconds, p, &pl, bound, &e);
+    int rc = cover_plan(s->g, NULL, budget, seconds, p, &pl, bound, &e);
     if (rc == ERR_OK && pl.T > 0)
         pool_add(s, pl.steps, pl.T, "cover");
     plan_done(&pl);
