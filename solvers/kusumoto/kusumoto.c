@@ -84,13 +84,9 @@ static int kus_prepare(Solver *s, Err *e)
     }
     Kus *st = xcalloc(1, sizeof *st);
     st->approx = strcmp(cls_name(s), "kusumoto-approx") == 0;
-    const char *strat = solver_opt_str(s, "strategy");
-    if (!strcmp(strat, "memory")) {
-        st->memory = 1;
-    } else if (strcmp(strat, "time")) {
+    if (solver_opt_choice(s, "strategy", &st->memory, e)) {   /* time|memory */
         free(st);
-        return err_set(e, ERR_USAGE, "%s: option strategy=%s: expected time or memory",
-                       cls_name(s), strat);
+        return e->code;
     }
     long long res = 0, fm = 0, maxsets = 0;
     if (solver_opt_int(s, "resolution", &res, e) || solver_opt_int(s, "front_max", &fm, e) ||
