@@ -373,9 +373,8 @@ static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const Chen *st = s->state;
     if (!st || st->nseg == 0)
         return err_set(e, ERR_INVALID, "chen: nothing solved yet");
+    overlay_set_titlef(out, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
     char buf[256];
-    snprintf(buf, sizeof buf, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
-    overlay_set_title(out, buf);
     int *grp = xmallocarray((size_t)st->nseg, sizeof *grp);
     for (int sg = 0; sg < st->nseg; sg++) {
         int end = -1;

@@ -273,9 +273,8 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const KusFamily *f = c->fam;
     kus_emit(s->g, f, c->chain, c->k, &tmp, blk);
     plan_done(&tmp);
+    overlay_set_titlef(out, "lower sets (k=%d)", c->k);
     char buf[64];
-    snprintf(buf, sizeof buf, "lower sets (k=%d)", c->k);
-    overlay_set_title(out, buf);
     for (int i = 1; i <= c->k; i++) {
         snprintf(buf, sizeof buf, "V_%d", i);
         int gi = overlay_add(out, OVERLAY_BLOCK, buf, -1, 0);

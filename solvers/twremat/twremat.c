@@ -523,10 +523,9 @@ static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     for (int b = 0; b < B; b++)
         if (st->csize[b] >= k && st->cdepth[b] + 1 > levels)
             levels = st->cdepth[b] + 1;
+    overlay_set_titlef(out, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels", B,
+                       st->td.width, k, levels);
     char buf[160];
-    snprintf(buf, sizeof buf, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels",
-             B, st->td.width, k, levels);
-    overlay_set_title(out, buf);
     out->width = st->td.width;
     int base = out->n;
     for (int b = 0; b < B; b++) {
