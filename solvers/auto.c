@@ -531,14 +531,10 @@ static int auto_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
         if (!m || a->last_of[i] != a->last_pick || !m->cls->describe)
             continue;
         int rc = m->cls->describe(m, pl, out, e);
-        char buf[400];
-        snprintf(buf, sizeof buf, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
-        overlay_set_title(out, buf);
+        overlay_set_titlef(out, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
         return rc;
     }
-    char buf[200];
-    snprintf(buf, sizeof buf, "auto, %s's plan (kept from an earlier budget)", who);
-    overlay_set_title(out, buf);
+    overlay_set_titlef(out, "auto, %s's plan (kept from an earlier budget)", who);
     return ERR_OK;
 }
 

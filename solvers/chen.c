@@ -15,6 +15,7 @@
 #include "src/graph/pairing.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
@@ -262,18 +263,14 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
         if (g->nodes[st->topo[t]].phase == PHASE_LOSS)
             plan_push(out, st->topo[t]);
     /* forward nodes bucketed by segment, topological order kept inside */
-    int *start = xcalloc((size_t)K + 2, sizeof *start);
-    int *bucket = xmallocarray((size_t)g->n + 1, sizeof *bucket);
-    for (int t = 0; t < st->T; t++)
-        if (is_fwd(g, st->topo[t]))
-            start[st->seg[st->topo[t]] + 1]++;
-    for (int sg = 0; sg <= K; sg++)
-        start[sg + 1] += start[sg];
-    int *fill = xmallocarray((size_t)K + 1, sizeof *fill);
-    memcpy(fill, start, ((size_t)K + 1) * sizeof *fill);
-    for (int t = 0; t < st->T; t++)
-        if (is_fwd(g, st->topo[t]))
-            bucket[fill[st->seg[st->topo[t]]]++] = st->topo[t];
+    Csr c;
+    csr_begin(&c, K + 1);
+    do
+        for (int t = 0; t < st->T; t++)
+            if (is_fwd(g, st->topo[t]))
+                csr_put(&c, st->seg[st->topo[t]], st->topo[t]);
+    while (csr_next(&c));
+    int *start = c.off, *bucket = c.adj;
     /* backward nodes: Kahn's algorithm over bwd-to-bwd edges, the ready
      * node of the highest segment first, then topological position */
     int *bseg = xmallocarray((size_t)g->n, sizeof *bseg);
@@ -309,7 +306,6 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
     }
     free(start);
     free(bucket);
-    free(fill);
     free(bseg);
     free(indeg);
     free(heap);
@@ -377,9 +373,8 @@ static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const Chen *st = s->state;
     if (!st || st->nseg == 0)
         return err_set(e, ERR_INVALID, "chen: nothing solved yet");
+    overlay_set_titlef(out, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
     char buf[256];
-    snprintf(buf, sizeof buf, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
-    overlay_set_title(out, buf);
     int *grp = xmallocarray((size_t)st->nseg, sizeof *grp);
     for (int sg = 0; sg < st->nseg; sg++) {
         int end = -1;

@@ -287,8 +287,7 @@ static int echo_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     int kept = 0;
     for (int c = 0; c < st->ngroups; c++)
         kept += st->chosen[c];
-    snprintf(label, sizeof label, "echo: %d of %d cheap subgraphs recomputed", kept, st->ngroups);
-    overlay_set_title(out, label);
+    overlay_set_titlef(out, "echo: %d of %d cheap subgraphs recomputed", kept, st->ngroups);
     for (int c = 0; c < st->ngroups; c++) {
         snprintf(label, sizeof label, "subgraph %d%s: est. %+lld bytes", c,
                  st->chosen[c] ? " (recomputed)" : "", (long long)-st->gain[c]);

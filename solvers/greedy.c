@@ -16,6 +16,7 @@
 
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
@@ -296,23 +297,17 @@ static int greedy_prepare(Solver *s, Err *e)
     for (int t = 0; t < st->T; t++)
         st->pos[st->order[t]] = t;
     /* readers of each value by position, ascending: appended in order */
-    st->reader_off = xcalloc((size_t)g->n + 1, sizeof *st->reader_off);
-    for (int t = 0; t < st->T; t++) {
-        int w = st->order[t];
-        for (int k = g->in_off[w]; k < g->in_off[w + 1]; k++)
-            st->reader_off[g->in_idx[k] + 1]++;
-    }
-    for (int v = 0; v < g->n; v++)
-        st->reader_off[v + 1] += st->reader_off[v];
-    st->reader_pos = xmallocarray((size_t)st->reader_off[g->n] + 1, sizeof *st->reader_pos);
-    int *fill = xmallocarray((size_t)g->n + 1, sizeof *fill);
-    memcpy(fill, st->reader_off, (size_t)g->n * sizeof *fill);
-    for (int t = 0; t < st->T; t++) {
-        int w = st->order[t];
-        for (int k = g->in_off[w]; k < g->in_off[w + 1]; k++)
-            st->reader_pos[fill[g->in_idx[k]]++] = t;
-    }
-    free(fill);
+    Csr c;
+    csr_begin(&c, g->n);
+    do
+        for (int t = 0; t < st->T; t++) {
+            int w = st->order[t];
+            for (int k = g->in_off[w]; k < g->in_off[w + 1]; k++)
+                csr_put(&c, g->in_idx[k], t);
+        }
+    while (csr_next(&c));
+    st->reader_off = c.off;
+    st->reader_pos = c.adj;
     s->state = st;
     return ERR_OK;
 }

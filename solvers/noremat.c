@@ -8,7 +8,6 @@
  * a cheap heuristic, not an optimum; it never changes the cost.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
@@ -87,16 +86,11 @@ static int *mem_aware_order(const Graph *g, int *T)
 
 static int noremat_prepare(Solver *s, Err *e)
 {
-    const char *order = solver_opt_str(s, "order");
+    int memory;   /* order: graph|memory */
+    if (solver_opt_choice(s, "order", &memory, e))
+        return e->code;
     NoRemat *st = xcalloc(1, sizeof *st);
-    if (strcmp(order, "graph") == 0) {
-        st->order = sim_baseline_order(s->g, &st->T);
-    } else if (strcmp(order, "memory") == 0) {
-        st->order = mem_aware_order(s->g, &st->T);
-    } else {
-        free(st);
-        return err_set(e, ERR_USAGE, "noremat: order=%s: expected graph or memory", order);
-    }
+    st->order = memory ? mem_aware_order(s->g, &st->T) : sim_baseline_order(s->g, &st->T);
     s->state = st;
     return ERR_OK;
 }

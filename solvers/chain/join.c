@@ -525,18 +525,12 @@ static int check_grouping(Join *st, int C, Err *e)
 static int join_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    const char *strat = solver_opt_str(s, "strategy");
-    int strategy = !strcmp(strat, "optimal") ? 0 : !strcmp(strat, "naive") ? 1
-                 : !strcmp(strat, "min-memory") ? 2 : -1;
-    if (strategy < 0)
-        return err_set(e, ERR_USAGE, "join: strategy=%s: expected optimal, naive or min-memory",
-                       strat);
-    const char *mod = solver_opt_str(s, "model");
-    int model = !strcmp(mod, "homogeneous") ? 0 : !strcmp(mod, "auto") ? 1
-              : !strcmp(mod, "heterogeneous") ? 2 : -1;
-    if (model < 0)
-        return err_set(e, ERR_USAGE, "join: model=%s: expected auto, homogeneous or heterogeneous",
-                       mod);
+    /* the table's words auto|homogeneous|heterogeneous as Join.model */
+    static const int model_of[] = {1, 0, 2};
+    int strategy, mw;
+    if (solver_opt_choice(s, "strategy", &strategy, e) || solver_opt_choice(s, "model", &mw, e))
+        return e->code;
+    int model = model_of[mw];
     long long R;
     if (solver_opt_int(s, "mem_resolution", &R, e))
         return e->code;

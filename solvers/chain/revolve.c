@@ -392,11 +392,10 @@ static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *
     const Graph *g = s->g;
     char buf[128];
     if (st->hetero)
-        snprintf(buf, sizeof buf, "revolve (heterogeneous): %d stages, %d of %d buckets of %lld B",
-                 st->L, st->best_m, st->dp.R, (long long)st->bucket);
+        overlay_set_titlef(out, "revolve (heterogeneous): %d stages, %d of %d buckets of %lld B",
+                           st->L, st->best_m, st->dp.R, (long long)st->bucket);
     else
-        snprintf(buf, sizeof buf, "revolve: %d stages, %d slots", st->L, st->best_c);
-    overlay_set_title(out, buf);
+        overlay_set_titlef(out, "revolve: %d stages, %d slots", st->L, st->best_c);
     for (int k = 0; k < st->L; k++) {
         int cnt = 0, last = -1;
         for (int i = 0; i < st->n_order; i++) {

@@ -363,9 +363,7 @@ static int checkmate_describe(const Solver *s, const Plan *pl, Overlay *out, Err
     (void)pl;
     (void)e;
     const Checkmate *st = s->state;
-    char title[160];
-    snprintf(title, sizeof title, "checkmate MILP: %s", st->status);
-    overlay_set_title(out, title);
+    overlay_set_titlef(out, "checkmate MILP: %s", st->status);
     return ERR_OK;
 }
 

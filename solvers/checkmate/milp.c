@@ -570,9 +570,7 @@ static int milp_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     (void)pl;
     (void)e;
     const Milp *st = s->state;
-    char title[340];
-    snprintf(title, sizeof title, "checkmate MILP (CBC): %s", st->status);
-    overlay_set_title(out, title);
+    overlay_set_titlef(out, "checkmate MILP (CBC): %s", st->status);
     return ERR_OK;
 }
 

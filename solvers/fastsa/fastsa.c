@@ -560,9 +560,8 @@ static int fastsa_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e
         snprintf(from, sizeof from, "a run from a given start");
     else
         snprintf(from, sizeof from, "a restart");
-    snprintf(buf, sizeof buf, "fastsa: best of %d runs, from %s; %d node groups", fs->runs, from,
-             fs->ngrp);
-    overlay_set_title(out, buf);
+    overlay_set_titlef(out, "fastsa: best of %d runs, from %s; %d node groups", fs->runs, from,
+                       fs->ngrp);
     for (int i = 0; i < fs->ngrp; i++) {
         int last = fs->grp_nodes[fs->grp_off[i + 1] - 1];
         snprintf(buf, sizeof buf, "group %s: %d nodes fused into it", g->nodes[last].id,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 static uint64_t hash_set(const uint64_t *b, int words)
@@ -79,7 +80,6 @@ static int settab_find_or_add(SetTab *t, const uint64_t *b, int *added)
 static void side_values(const Graph *g, KusFamily *f)
 {
     f->side = xcalloc((size_t)f->nf + 1, 1);
-    f->sd_off = xcalloc((size_t)f->nf + 2, sizeof *f->sd_off);
     for (int x = 0; x < f->nf; x++) {
         int v = f->fwd[x], fin = 0, fout = 0;
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
@@ -96,32 +96,22 @@ static void side_values(const Graph *g, KusFamily *f)
         if (!f->side[x])
             last = x;
     }
-    for (int x = 0; x < f->nf; x++) {
-        int v = f->fwd[x];
-        if (!f->side[x])
-            continue;
-        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (f->fid[g->in_idx[k]] >= 0)
-                f->sd_off[f->fid[g->in_idx[k]] + 1]++;
-        if (f->anchor[x] >= 0)
-            f->sd_off[f->anchor[x] + 1]++;
-    }
-    for (int x = 0; x < f->nf; x++)
-        f->sd_off[x + 1] += f->sd_off[x];
-    f->sd = xmallocarray((size_t)f->sd_off[f->nf] + 1, sizeof *f->sd);
-    int *fill = xmallocarray((size_t)f->nf + 1, sizeof *fill);
-    memcpy(fill, f->sd_off, (size_t)f->nf * sizeof *fill);
-    for (int x = 0; x < f->nf; x++) {
-        int v = f->fwd[x];
-        if (!f->side[x])
-            continue;
-        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (f->fid[g->in_idx[k]] >= 0)
-                f->sd[fill[f->fid[g->in_idx[k]]]++] = x;
-        if (f->anchor[x] >= 0)
-            f->sd[fill[f->anchor[x]]++] = x;
-    }
-    free(fill);
+    Csr c;
+    csr_begin(&c, f->nf);
+    do
+        for (int x = 0; x < f->nf; x++) {
+            int v = f->fwd[x];
+            if (!f->side[x])
+                continue;
+            for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+                if (f->fid[g->in_idx[k]] >= 0)
+                    csr_put(&c, f->fid[g->in_idx[k]], x);
+            if (f->anchor[x] >= 0)
+                csr_put(&c, f->anchor[x], x);
+        }
+    while (csr_next(&c));
+    f->sd_off = c.off;
+    f->sd = c.adj;
 }
 
 /* Add to set b every side value whose forward inputs and anchor are in it. */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "solvers/kusumoto/kusumoto.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 static int is_work(const Graph *g, int v)
@@ -31,26 +32,21 @@ static int is_work(const Graph *g, int v)
 }
 
 /* Nodes with key in 1..k, bucketed by key, each bucket in topological
- * order: ord[boff[i] .. boff[i+1]). */
-static void bucket(const Graph *g, const int *key, int k, const unsigned char *pick, int *boff,
-                   int *ord)
+ * order: (*ord)[(*boff)[i] .. (*boff)[i+1]); the caller frees both. */
+static void bucket(const Graph *g, const int *key, int k, const unsigned char *pick, int **boff,
+                   int **ord)
 {
-    memset(boff, 0, (size_t)(k + 2) * sizeof *boff);
-    for (int t = 0; t < g->n; t++) {
-        int v = g->topo[t];
-        if (pick[v])
-            boff[key[v] + 1]++;
-    }
-    for (int i = 1; i <= k + 1; i++)
-        boff[i] += boff[i - 1];
-    int *fill = xmallocarray((size_t)k + 2, sizeof *fill);
-    memcpy(fill, boff, (size_t)(k + 2) * sizeof *fill);
-    for (int t = 0; t < g->n; t++) {
-        int v = g->topo[t];
-        if (pick[v])
-            ord[fill[key[v]]++] = v;
-    }
-    free(fill);
+    Csr c;
+    csr_begin(&c, k + 1);
+    do
+        for (int t = 0; t < g->n; t++) {
+            int v = g->topo[t];
+            if (pick[v])
+                csr_put(&c, key[v], v);
+        }
+    while (csr_next(&c));
+    *boff = c.off;
+    *ord = c.adj;
 }
 
 void kus_emit(const Graph *g, const KusFamily *f, const int *chain, int k, Plan *out, int *blkout)
@@ -107,10 +103,9 @@ void kus_emit(const Graph *g, const KusFamily *f, const int *chain, int k, Plan 
         if (mx > 0 && mx < slot[v])
             slot[v] = mx;
     }
-    int *foff = xmallocarray((size_t)k + 2, sizeof *foff), *ford = xmallocarray((size_t)n, sizeof *ford);
-    int *woff = xmallocarray((size_t)k + 2, sizeof *woff), *word = xmallocarray((size_t)n, sizeof *word);
-    bucket(g, blk, k, isf, foff, ford);
-    bucket(g, slot, k, isw, woff, word);
+    int *foff, *ford, *woff, *word;
+    bucket(g, blk, k, isf, &foff, &ford);
+    bucket(g, slot, k, isw, &woff, &word);
     plan_reset(out);
     for (int q = foff[1]; q < foff[k + 1]; q++)
         plan_push(out, ford[q]);

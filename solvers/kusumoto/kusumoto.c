@@ -84,13 +84,9 @@ static int kus_prepare(Solver *s, Err *e)
     }
     Kus *st = xcalloc(1, sizeof *st);
     st->approx = strcmp(cls_name(s), "kusumoto-approx") == 0;
-    const char *strat = solver_opt_str(s, "strategy");
-    if (!strcmp(strat, "memory")) {
-        st->memory = 1;
-    } else if (strcmp(strat, "time")) {
+    if (solver_opt_choice(s, "strategy", &st->memory, e)) {   /* time|memory */
         free(st);
-        return err_set(e, ERR_USAGE, "%s: option strategy=%s: expected time or memory",
-                       cls_name(s), strat);
+        return e->code;
     }
     long long res = 0, fm = 0, maxsets = 0;
     if (solver_opt_int(s, "resolution", &res, e) || solver_opt_int(s, "front_max", &fm, e) ||
@@ -277,9 +273,8 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     const KusFamily *f = c->fam;
     kus_emit(s->g, f, c->chain, c->k, &tmp, blk);
     plan_done(&tmp);
+    overlay_set_titlef(out, "lower sets (k=%d)", c->k);
     char buf[64];
-    snprintf(buf, sizeof buf, "lower sets (k=%d)", c->k);
-    overlay_set_title(out, buf);
     for (int i = 1; i <= c->k; i++) {
         snprintf(buf, sizeof buf, "V_%d", i);
         int gi = overlay_add(out, OVERLAY_BLOCK, buf, -1, 0);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "solvers/twremat/treedec.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 void treedec_init(TreeDec *td)
@@ -324,39 +325,26 @@ void treedec_shrink(TreeDec *td)
     noff[nb] = k;
     /* quotient tree: undirected edges between different sets, then root it
      * at the old root's set by an explicit-stack traversal */
-    int *eoff = xcalloc((size_t)nb + 1, sizeof *eoff);
-    int ne = 0;
-    for (int c = 0; c < B; c++) {
-        int p = td->parent[c];
-        if (p < 0)
-            continue;
-        int a = newid[uf_find(uf, c)], b = newid[uf_find(uf, p)];
-        if (a != b) {
-            eoff[a + 1]++;
-            eoff[b + 1]++;
-            ne++;
+    Csr c;
+    csr_begin(&c, nb);
+    do
+        for (int ch = 0; ch < B; ch++) {
+            int p = td->parent[ch];
+            if (p < 0)
+                continue;
+            int a = newid[uf_find(uf, ch)], b = newid[uf_find(uf, p)];
+            if (a != b) {
+                csr_put(&c, a, b);
+                csr_put(&c, b, a);
+            }
         }
-    }
-    for (int i = 0; i < nb; i++)
-        eoff[i + 1] += eoff[i];
-    int *eadj = xmallocarray((size_t)2 * ne + 1, sizeof *eadj);
-    int *fillp = xmallocarray((size_t)nb, sizeof *fillp);
-    memcpy(fillp, eoff, (size_t)nb * sizeof *fillp);
-    for (int c = 0; c < B; c++) {
-        int p = td->parent[c];
-        if (p < 0)
-            continue;
-        int a = newid[uf_find(uf, c)], b = newid[uf_find(uf, p)];
-        if (a != b) {
-            eadj[fillp[a]++] = b;
-            eadj[fillp[b]++] = a;
-        }
-    }
+    while (csr_next(&c));
+    int *eoff = c.off, *eadj = c.adj;
     int *npar = xmallocarray((size_t)nb, sizeof *npar);
     for (int i = 0; i < nb; i++)
         npar[i] = -2;
     int nroot = newid[uf_find(uf, td->root)];
-    int *stack = fillp;   /* reuse: at most nb entries pending */
+    int *stack = xmallocarray((size_t)nb, sizeof *stack);   /* at most nb entries pending */
     int sp = 0;
     npar[nroot] = -1;
     stack[sp++] = nroot;
@@ -383,7 +371,7 @@ void treedec_shrink(TreeDec *td)
     free(rep_of);
     free(eoff);
     free(eadj);
-    free(fillp);
+    free(stack);
 }
 
 int treedec_validate(const TreeDec *td, int n, const int *off, const int *adj, char *why,
@@ -491,22 +479,16 @@ int treedec_centroids(const TreeDec *td, int *cpar, int *cdepth, int *csize)
     if (B == 0)
         return -1;
     /* undirected bag tree in CSR */
-    int *eoff = xcalloc((size_t)B + 1, sizeof *eoff);
-    for (int b = 0; b < B; b++)
-        if (td->parent[b] >= 0) {
-            eoff[b + 1]++;
-            eoff[td->parent[b] + 1]++;
-        }
-    for (int b = 0; b < B; b++)
-        eoff[b + 1] += eoff[b];
-    int *eadj = xmallocarray((size_t)eoff[B] + 1, sizeof *eadj);
-    int *fp = xmallocarray((size_t)B, sizeof *fp);
-    memcpy(fp, eoff, (size_t)B * sizeof *fp);
-    for (int b = 0; b < B; b++)
-        if (td->parent[b] >= 0) {
-            eadj[fp[b]++] = td->parent[b];
-            eadj[fp[td->parent[b]]++] = b;
-        }
+    Csr ce;
+    csr_begin(&ce, B);
+    do
+        for (int b = 0; b < B; b++)
+            if (td->parent[b] >= 0) {
+                csr_put(&ce, b, td->parent[b]);
+                csr_put(&ce, td->parent[b], b);
+            }
+    while (csr_next(&ce));
+    int *eoff = ce.off, *eadj = ce.adj;
     unsigned char *removed = xcalloc((size_t)B, 1);
     int *order = xmallocarray((size_t)B, sizeof *order);
     int *from = xmallocarray((size_t)B, sizeof *from);
@@ -565,7 +547,6 @@ int treedec_centroids(const TreeDec *td, int *cpar, int *cdepth, int *csize)
     }
     free(eoff);
     free(eadj);
-    free(fp);
     free(removed);
     free(order);
     free(from);

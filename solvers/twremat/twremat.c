@@ -33,6 +33,7 @@
 #include "solvers/twremat/treedec.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 
 /* Schedules up to this many steps are kept; longer ones are rebuilt when
@@ -264,44 +265,31 @@ static int generate(const Solver *s, int k, Progress *p, int **out, int *T)
  * from its head: off/adj in CSR form (caller frees). */
 static void vertex_graph(const Graph *g, const int *node_vert, int m, int **off_out, int **adj_out)
 {
-    int n = g->n;
-    int *off = xcalloc((size_t)m + 1, sizeof *off);
-    for (int v = 0; v < n; v++)
-        if (node_vert[v] >= 0)
-            for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
-                if (node_vert[g->in_idx[q]] >= 0)
-                    off[node_vert[v] + 1]++;
-    for (int x = 0; x < m; x++)
-        off[x + 1] += off[x];
-    int *adj = xmallocarray((size_t)off[m] + 1, sizeof *adj);
-    int *fp = xmallocarray((size_t)m, sizeof *fp);
-    memcpy(fp, off, (size_t)m * sizeof *fp);
-    for (int v = 0; v < n; v++)
-        if (node_vert[v] >= 0)
-            for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
-                if (node_vert[g->in_idx[q]] >= 0)
-                    adj[fp[node_vert[v]]++] = node_vert[g->in_idx[q]];
-    free(fp);
-    *off_out = off;
-    *adj_out = adj;
+    Csr c;
+    csr_begin(&c, m);
+    do
+        for (int v = 0; v < g->n; v++)
+            if (node_vert[v] >= 0)
+                for (int q = g->in_off[v]; q < g->in_off[v + 1]; q++)
+                    if (node_vert[g->in_idx[q]] >= 0)
+                        csr_put(&c, node_vert[v], node_vert[g->in_idx[q]]);
+    while (csr_next(&c));
+    *off_out = c.off;
+    *adj_out = c.adj;
 }
 
 /* Euler intervals tin/tout of the centroid tree (explicit stack). */
 static void euler_intervals(TW *st)
 {
     int B = st->td.nbags;
-    int *choff = xcalloc((size_t)B + 1, sizeof *choff);
-    for (int b = 0; b < B; b++)
-        if (st->cpar[b] >= 0)
-            choff[st->cpar[b] + 1]++;
-    for (int b = 0; b < B; b++)
-        choff[b + 1] += choff[b];
-    int *ch = xmallocarray((size_t)B + 1, sizeof *ch);
-    int *fp = xmallocarray((size_t)B + 1, sizeof *fp);
-    memcpy(fp, choff, (size_t)B * sizeof *fp);
-    for (int b = 0; b < B; b++)
-        if (st->cpar[b] >= 0)
-            ch[fp[st->cpar[b]]++] = b;
+    Csr c;
+    csr_begin(&c, B);
+    do
+        for (int b = 0; b < B; b++)
+            if (st->cpar[b] >= 0)
+                csr_put(&c, st->cpar[b], b);
+    while (csr_next(&c));
+    int *choff = c.off, *ch = c.adj;
     st->tin = xmallocarray((size_t)B, sizeof *st->tin);
     st->tout = xmallocarray((size_t)B, sizeof *st->tout);
     int *stack = xmallocarray((size_t)B * 2 + 2, sizeof *stack);
@@ -325,7 +313,6 @@ static void euler_intervals(TW *st)
     free(stack);
     free(choff);
     free(ch);
-    free(fp);
 }
 
 /* owner: the shallowest bag holding each node; rank: topological rank;
@@ -345,21 +332,17 @@ static void owners(TW *st, const Graph *g)
     st->rank = xmallocarray((size_t)n, sizeof *st->rank);
     for (int t = 0; t < n; t++)
         st->rank[g->topo[t]] = t;
-    st->sep_off = xcalloc((size_t)B + 1, sizeof *st->sep_off);
-    for (int v = 0; v < n; v++)
-        if (st->owner[v] >= 0)
-            st->sep_off[st->owner[v] + 1]++;
-    for (int b = 0; b < B; b++)
-        st->sep_off[b + 1] += st->sep_off[b];
-    st->sep = xmallocarray((size_t)st->m, sizeof *st->sep);
-    int *fp = xmallocarray((size_t)B + 1, sizeof *fp);
-    memcpy(fp, st->sep_off, (size_t)B * sizeof *fp);
-    for (int t = 0; t < n; t++) {
-        int v = g->topo[t];
-        if (st->owner[v] >= 0)
-            st->sep[fp[st->owner[v]]++] = v;
-    }
-    free(fp);
+    Csr c;
+    csr_begin(&c, B);
+    do
+        for (int t = 0; t < n; t++) {
+            int v = g->topo[t];
+            if (st->owner[v] >= 0)
+                csr_put(&c, st->owner[v], v);
+        }
+    while (csr_next(&c));
+    st->sep_off = c.off;
+    st->sep = c.adj;
 }
 
 /* The k of the scan, largest first: every k past the bag count is one
@@ -540,10 +523,9 @@ static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     for (int b = 0; b < B; b++)
         if (st->csize[b] >= k && st->cdepth[b] + 1 > levels)
             levels = st->cdepth[b] + 1;
+    overlay_set_titlef(out, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels", B,
+                       st->td.width, k, levels);
     char buf[160];
-    snprintf(buf, sizeof buf, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels",
-             B, st->td.width, k, levels);
-    overlay_set_title(out, buf);
     out->width = st->td.width;
     int base = out->n;
     for (int b = 0; b < B; b++) {

@@ -1,6 +1,8 @@
 /* overlay.c — labelled node groups that solvers hand to the views. */
 #include "src/plan/overlay.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,20 @@ void overlay_set_title(Overlay *o, const char *title)
 {
     free(o->title);
     o->title = title ? xstrdup(title) : NULL;
+}
+
+void overlay_set_titlef(Overlay *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *t = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    va_start(ap, fmt);
+    vsnprintf(t, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    va_end(ap);
+    free(o->title);
+    o->title = t;
 }
 
 void overlay_copy(Overlay *dst, const Overlay *src)

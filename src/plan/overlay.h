@@ -37,6 +37,8 @@ typedef struct Overlay {
 void overlay_init(Overlay *o);
 void overlay_done(Overlay *o);
 void overlay_set_title(Overlay *o, const char *title);
+/* The title from a printf format; the arguments may read the old title. */
+void overlay_set_titlef(Overlay *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* dst (initialised here) becomes a deep copy of src. */
 void overlay_copy(Overlay *dst, const Overlay *src);
 /* Append a group and return its index; label copied. */

@@ -93,18 +93,19 @@ Solver *solver_new(const SolverClass *cls, const Graph *g, const SolverOpts *opt
     return solver_new_cancellable(cls, g, opts, NULL, e);
 }
 
-/* 1 when w is one of the '|'-separated words. */
-static int is_word(const char *words, const char *w)
+/* The index of w among the '|'-separated words, or -1. */
+static int word_index(const char *words, const char *w)
 {
     size_t n = strlen(w);
-    for (const char *p = words; p && *p;) {
+    int i = 0;
+    for (const char *p = words; p && *p; i++) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         if (len == n && strncmp(p, w, n) == 0)
-            return 1;
+            return i;
         p += len + (bar ? 1 : 0);
     }
-    return 0;
+    return -1;
 }
 
 static void fmt_num(double x, char *buf, size_t n)
@@ -138,7 +139,7 @@ void solver_param_kind(const SolverParam *p, char *buf, size_t n)
 
 int solver_param_check(const SolverParam *p, const char *val, Err *e)
 {
-    if (p->kind == OPT_TEXT || (p->words && is_word(p->words, val)))
+    if (p->kind == OPT_TEXT || (p->words && word_index(p->words, val) >= 0))
         return ERR_OK;
     int ok = 0;
     if (p->kind == OPT_INT || p->kind == OPT_NUM) {
@@ -362,6 +363,20 @@ int solver_opt_int(const Solver *s, const char *name, long long *out, Err *e)
     if (errno || end == v || *end)
         return err_set(e, ERR_USAGE, "%s: option %s=%s: expected an integer", s->cls->name, name, v);
     *out = x;
+    return ERR_OK;
+}
+
+int solver_opt_choice(const Solver *s, const char *name, int *out, Err *e)
+{
+    const SolverParam *p = find_param(s->cls, name);
+    const char *v = solver_opt_str(s, name);
+    if (!p || !v)
+        return err_set(e, ERR_USAGE, "%s: no option '%s'", s->cls->name, name);
+    int i = word_index(p->words, v);
+    if (i < 0)
+        return err_set(e, ERR_USAGE, "%s: option %s=%s: expected %s", s->cls->name, name, v,
+                       p->words ? p->words : "");
+    *out = i;
     return ERR_OK;
 }
 

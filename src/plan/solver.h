@@ -190,5 +190,9 @@ const char *solver_opt_str(const Solver *s, const char *name);
 int solver_opt_given(const Solver *s, const char *name);
 int solver_opt_int(const Solver *s, const char *name, long long *out, Err *e);
 int solver_opt_double(const Solver *s, const char *name, double *out, Err *e);
+/* A choice option as the index of its value among the table's words
+ * ("optimal|naive|min-memory": optimal 0, naive 1, min-memory 2), so a
+ * solver does not spell the words out again. */
+int solver_opt_choice(const Solver *s, const char *name, int *out, Err *e);
 
 #endif

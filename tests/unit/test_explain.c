@@ -63,6 +63,20 @@ static void advice_ranks_held_values(void **st TU_UNUSED)
     graph_free(h);
 }
 
+/* The characters of a two-row band w columns wide are want0 over want1. */
+static void assert_band(const BandCell *c, int w, const char *want0, const char *want1)
+{
+    char row0[64], row1[64];
+    assert_true(w < (int)sizeof row0);
+    for (int i = 0; i < w; i++) {
+        row0[i] = c[i].ch;
+        row1[i] = c[w + i].ch;
+    }
+    row0[w] = row1[w] = '\0';
+    assert_string_equal(row0, want0);
+    assert_string_equal(row1, want1);
+}
+
 static void band_shows_groups_and_reruns(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A; C:B; D:C,A");
@@ -82,14 +96,7 @@ static void band_shows_groups_and_reruns(void **st TU_UNUSED)
     unsigned char rerun[4] = {0, 0, 0, 1};
     BandCell c[2 * 12];
     band_fill(&ov, g, steps, 4, rerun, 12, 2, c);
-    char row0[13], row1[13];
-    for (int i = 0; i < 12; i++) {
-        row0[i] = c[i].ch;
-        row1[i] = c[12 + i].ch;
-    }
-    row0[12] = row1[12] = '\0';
-    assert_string_equal(row0, "[G1--][-]G1~");
-    assert_string_equal(row1, "   [-]      ");
+    assert_band(c, 12, "[G1--][-]G1~", "   [-]      ");
     assert_int_equal(c[0].group, g1);
     assert_int_equal(c[11].rerun, 1);
     assert_int_equal(c[12 + 3].group, g3);
@@ -112,13 +119,7 @@ static void band_shows_groups_and_reruns(void **st TU_UNUSED)
     int s4[4] = {0, 1, 2, 3};
     BandCell d[2 * 4];
     band_fill(&ov, g, s4, 4, NULL, 4, 2, d);
-    for (int i = 0; i < 4; i++) {
-        row0[i] = d[i].ch;
-        row1[i] = d[4 + i].ch;
-    }
-    row0[4] = row1[4] = '\0';
-    assert_string_equal(row0, "[S] ");
-    assert_string_equal(row1, "  - ");
+    assert_band(d, 4, "[S] ", "  - ");
     overlay_done(&ov);
     graph_free(g);
 }
