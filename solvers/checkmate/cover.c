@@ -31,6 +31,7 @@
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
+#include "src/base/csr.h"
 #include "src/base/xalloc.h"
 #include "src/plan/cands.h"
 #include "src/plan/sim.h"
@@ -356,23 +357,18 @@ static void rerun(Build *b, int i, int k, int root)
         b->hold[i] = k;
 }
 
-/* Readers of each position, ascending, as CSR (off has n + 2 entries). */
-static int *uses_of(const Graph *g, const int *order, int n, const int *pos, int **off_out)
+/* Readers of each position, ascending (CSR). */
+static Csr uses_of(const Graph *g, const int *order, int n, const int *pos)
 {
-    int *off = xcalloc((size_t)n + 2, sizeof *off);
-    for (int k = 0; k < n; k++)
-        for (int q = g->in_off[order[k]]; q < g->in_off[order[k] + 1]; q++)
-            if (pos[g->in_idx[q]] >= 0)
-                off[pos[g->in_idx[q]] + 2]++;
-    for (int i = 0; i < n; i++)
-        off[i + 2] += off[i + 1];
-    int *uses = xmallocarray((size_t)off[n + 1] + 1, sizeof *uses);
-    for (int k = 0; k < n; k++)
-        for (int q = g->in_off[order[k]]; q < g->in_off[order[k] + 1]; q++)
-            if (pos[g->in_idx[q]] >= 0)
-                uses[off[pos[g->in_idx[q]] + 1]++] = k;
-    *off_out = off;
-    return uses;
+    Csr c;
+    csr_begin(&c, n);
+    do
+        for (int k = 0; k < n; k++)
+            for (int q = g->in_off[order[k]]; q < g->in_off[order[k] + 1]; q++)
+                if (pos[g->in_idx[q]] >= 0)
+                    csr_put(&c, pos[g->in_idx[q]], k);
+    while (csr_next(&c));
+    return c;
 }
 
 /* The schedule for the chosen positions (pick) and active steps. */
@@ -384,7 +380,8 @@ static void build_plan(const Graph *g, const int *order, int n, const unsigned c
     int *act = xcalloc((size_t)n + 2, sizeof *act);
     for (int t = 0; t < n; t++)
         act[t + 1] = act[t] + active[t];
-    int *uoff, *uses = uses_of(g, order, n, pos, &uoff);
+    Csr u = uses_of(g, order, n, pos);
+    const int *uoff = u.off, *uses = u.adj;
     /* reruns due before each position: a chosen value, for each use whose
      * gap from the use before holds an active step, right after the gap's
      * last active step (its inputs are likelier still held then than at
@@ -395,25 +392,15 @@ static void build_plan(const Graph *g, const int *order, int n, const unsigned c
         if (active[k])
             a = k + 1;
     }
-    int *doff = xcalloc((size_t)n + 2, sizeof *doff), *due = NULL, *fill = NULL;
-    for (int pass = 0; pass < 2; pass++) {
+    Csr d;
+    csr_begin(&d, n);
+    do
         for (int i = 0; i < n; i++)
             for (int q = uoff[i], prev = i; pick[i] && q < uoff[i + 1]; prev = uses[q++])
-                if (uses[q] != prev && active_between(act, prev, uses[q])) {
-                    int at = after[uses[q]];
-                    if (pass == 0)
-                        doff[at + 1]++;
-                    else
-                        due[fill[at]++] = i;
-                }
-        if (pass == 0) {
-            for (int k = 0; k < n; k++)
-                doff[k + 1] += doff[k];
-            due = xmallocarray((size_t)doff[n] + 1, sizeof *due);
-            fill = xmallocarray((size_t)n + 1, sizeof *fill);
-            memcpy(fill, doff, (size_t)n * sizeof *fill);
-        }
-    }
+                if (uses[q] != prev && active_between(act, prev, uses[q]))
+                    csr_put(&d, after[uses[q]], i);
+    while (csr_next(&d));
+    const int *doff = d.off, *due = d.adj;
     Build b = {g, order, pos, act, xmallocarray((size_t)n + 1, sizeof(int)), out, cascade};
     for (int k = 0; k < n; k++) {
         for (int q = doff[k]; q < doff[k + 1]; q++)
@@ -438,11 +425,10 @@ static void build_plan(const Graph *g, const int *order, int n, const unsigned c
     free(pos);
     free(last);
     free(act);
-    free(uoff);
-    free(uses);
-    free(doff);
-    free(due);
-    free(fill);
+    free(u.off);
+    free(u.adj);
+    free(d.off);
+    free(d.adj);
     free(after);
 }
 
