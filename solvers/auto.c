@@ -78,14 +78,23 @@ typedef struct {
     double cover;
     int64_t cover_budget;
     int cover_pick;
+    double graph_cover;         /* and the graph order's, from the cover's plan at graph_budget (-1: none) */
+    int64_t graph_budget;
+    double cover_secs;          /* the last full solve's cover plan took (-1: none) */
 } Auto;
 
-/* Seconds the cover bound may take in a solve and in a slider re-solve:
- * on the samples it takes 0.01-0.3 s (lstm64, 2.3K nodes: up to 1.5 s, and
- * CBC's bound at 0.3 s is the same); a re-solve's 50 ms finish it on
- * graphs of a few hundred nodes and leave larger ones without a gap. */
+/* Seconds the cover's plan, and the cover bound of a pick in another order,
+ * may take in a solve and in a slider re-solve: on the samples a cover
+ * takes 0.01-0.3 s (lstm64, 2.3K nodes: up to 0.9 s, and CBC's bound at
+ * 0.3 s is the same). */
 #define COVER_SECONDS 1.0
 #define COVER_RESOLVE_SECONDS 0.05
+
+/* A re-solve runs the cover (its plan and the bound) only where the full
+ * solve's cover plan took at most this long: measured, the cover pieces
+ * took a re-solve from 41-45 ms to 150-190 ms on densenet121 and lstm64
+ * (they do not finish in 50 ms there). */
+#define COVER_RESOLVE_MAX 0.03
 
 /* Largest graph (running nodes) the exact member is tried on: its model
  * grows with the square of the nodes, and within a portfolio's seconds
@@ -127,6 +136,8 @@ static int auto_prepare(Solver *s, Err *e)
     a->last_pick = -1;
     a->exact_budget = -1;
     a->cover_budget = -1;
+    a->graph_budget = -1;
+    a->cover_secs = -1;
     for (int i = 0; i <= N_MEMBERS; i++)
         a->last_of[i] = -1;
     int rc;
@@ -307,14 +318,22 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progr
 static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, double *bound)
 {
     *bound = -1;
-    if (budget == PLAN_NO_BUDGET || seconds < 0.05 || !member_on(s, "cover"))
+    /* the cover's plan knows nothing of pin=/force= */
+    if (budget == PLAN_NO_BUDGET || seconds < 0.05 || !member_on(s, "cover") || s->rule)
         return ERR_OK;
+    Auto *a = s->state;
     Plan pl;
     plan_init(&pl);
     Err e;
+    double t0 = clock_now();
     int rc = cover_plan(s->g, NULL, budget, seconds, p, &pl, bound, &e);
+    a->cover_secs = rc == ERR_OK ? clock_now() - t0 : -1;
     if (rc == ERR_OK && pl.T > 0)
         pool_add(s, pl.steps, pl.T, "cover");
+    if (*bound > 0) {
+        a->graph_cover = *bound;
+        a->graph_budget = budget;
+    }
     plan_done(&pl);
     return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
 }
@@ -415,16 +434,19 @@ static void pool_tidy(Solver *s, int64_t budget, double end)
 static void answer_cover(Solver *s, int i, int64_t budget, Plan *out, double seconds, Progress *p)
 {
     Auto *a = s->state;
-    if (a->cover_budget != budget || a->cover_pick != i) {
+    if ((a->cover_budget != budget || a->cover_pick != i) && seconds > 0) {
         Err e;
         a->cover_budget = budget;
         a->cover_pick = i;
-        if (cover_bound_plan(s->g, out->steps, out->T, budget, seconds, p, &a->cover, &e) != ERR_OK) {
+        double known = a->graph_budget == budget ? a->graph_cover : -1;
+        if (cover_bound_plan(s->g, out->steps, out->T, budget, known, seconds, p, &a->cover, &e) != ERR_OK) {
             a->cover = -1;
             a->cover_budget = -1;   /* a later solve with more time tries again */
         }
     }
-    if (a->cover > 0 && s->cands.c[i].cost >= a->cover * (1 - 1e-9)) {
+    /* a bound holds at its own budget only: a larger one allows cheaper plans */
+    if (a->cover_budget == budget && a->cover_pick == i && a->cover > 0 &&
+        s->cands.c[i].cost >= a->cover * (1 - 1e-9)) {
         out->bound = a->cover;
         out->optimal = s->cands.c[i].cost <= a->cover * (1 + 1e-9);
     }
@@ -513,9 +535,15 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
     int fits = i >= 0 && (budget == PLAN_NO_BUDGET || s->cands.c[i].peak <= budget);
     if (!fits && !(a->missed_floor && budget != PLAN_NO_BUDGET && budget < a->missed_floor))
         return auto_solve(s, budget, out, p, e);
-    if (run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
+    /* where the cover is quick, its plan, and when that meets its bound it
+     * is the answer: nothing in the graph's order is cheaper */
+    int quick = a->cover_secs >= 0 && a->cover_secs <= COVER_RESOLVE_MAX;
+    double cover = -1;
+    if (quick && run_cover(s, budget, COVER_RESOLVE_SECONDS, p, &cover) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    return answer(s, budget, out, COVER_RESOLVE_SECONDS, p, e);
+    if (!pool_meets(s, budget, cover) && run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    return answer(s, budget, out, quick ? COVER_RESOLVE_SECONDS : 0, p, e);
 }
 
 /* The winner's own structure when the member's last plan is the answer

@@ -364,7 +364,7 @@ static void print_bound(const Graph *g, int64_t budget, const Plan *p)
     int m;
     int *own = cm_order_of(g, p->steps, p->T, &m);
     if (own && memcmp(own, ord, (size_t)n * sizeof *ord)) {
-        if (cover_bound_plan(g, p->steps, p->T, budget, COVER_BOUND_SECONDS, NULL, &lb, &e) == ERR_OK)
+        if (cover_bound_plan(g, p->steps, p->T, budget, -1, COVER_BOUND_SECONDS, NULL, &lb, &e) == ERR_OK)
             fprintf(stderr, "bound: over the graph's order and this plan's, %.17g; this plan is %+.2f%% above it\n",
                     lb, lb > 0 ? 100 * (p->cost / lb - 1) : 0.0);
         else

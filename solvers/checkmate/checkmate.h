@@ -57,11 +57,13 @@ int cover_plan(const Graph *g, const int *order, int64_t budget, double seconds,
 /* The cover bound over plans whose first runs follow the graph's order or
  * the order of steps[0..T) (that plan's, when it differs): the smaller of
  * the two orders' bounds, so it holds for the plan and for everything in
- * Checkmate's model on the graph's order. `seconds` is shared. ERR_OK with
- * *bound; ERR_UNSUPPORTED when the plan leaves a node out; ERR_OVER_BUDGET
- * when neither order fits; ERR_LIMIT; ERR_CANCELLED; ERR_IO. */
-int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
-                     double *bound, Err *e);
+ * Checkmate's model on the graph's order. graph_bound > 0 is the graph
+ * order's bound at this budget, known already (not solved again).
+ * `seconds` is shared. ERR_OK with *bound; ERR_UNSUPPORTED when the plan
+ * leaves a node out; ERR_OVER_BUDGET when neither order fits; ERR_LIMIT;
+ * ERR_CANCELLED; ERR_IO. */
+int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double graph_bound, double seconds,
+                     Progress *p, double *bound, Err *e);
 
 /* checkmate's solve (a solver of class "checkmate", its own options) with
  * `start` as CBC's warm start and the source of the best plan's order, in

@@ -5,6 +5,7 @@
  * new budget answers from the pool and fits; bad options refused. */
 #include "tests/unit/testutil.h"
 
+#include "solvers/checkmate/checkmate.h"
 #include "src/graph/graph_io.h"
 #include "tests/bench/gen.h"
 
@@ -125,6 +126,37 @@ static void test_resolve_from_pool(void **st TU_UNUSED)
     graph_free(g);
 }
 
+/* A bound a re-solve carries is one at its own budget: never above the
+ * cover bound computed afresh there (the earlier budget's is higher). With
+ * greedy alone and FastSA held back, the re-solves keep the first plan. */
+static void test_resolve_bound_is_its_budgets(void **st TU_UNUSED)
+{
+    Err e;
+    Graph *g = graph_load("samples/chain32.json", &e);
+    assert_non_null(g);
+    const char *opts[] = {"members=greedy,fastsa", "fastsa=iters=1;restarts=0", "resolve_time=0.001", NULL};
+    Solver *s = tu_solver(g, "auto", opts);
+    Plan p, q;
+    plan_init(&p);
+    plan_init(&q);
+    assert_int_equal(solver_plan(s, 26, NULL, &p, NULL, &e), ERR_OK);
+    assert_true(p.bound > 0);
+    for (int64_t b = 27; b <= 34; b++) {
+        assert_int_equal(solver_plan(s, b, &p, &q, NULL, &e), ERR_OK);
+        double fresh;
+        assert_int_equal(cover_bound_plan(g, q.steps, q.T, b, -1, 10, NULL, &fresh, &e), ERR_OK);
+        if (q.bound > fresh * (1 + 1e-9))
+            fail_msg("at %lld: the plan carries bound %.17g, the cover bound there is %.17g", (long long)b, q.bound,
+                     fresh);
+        plan_done(&p);
+        p = q;
+        plan_init(&q);
+    }
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
 static void test_bad_options(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -159,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_never_worse_than_members),
         cmocka_unit_test(test_exact_member),
         cmocka_unit_test(test_resolve_from_pool),
+        cmocka_unit_test(test_resolve_bound_is_its_budgets),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,7 +173,7 @@ static void test_below_every_plan(void **st TU_UNUSED)
                 if (tu_solve(g, solvers[j], b, &p, t ? timed : NULL) == ERR_OK && p.peak <= b) {
                     double lb;
                     Err e;
-                    assert_int_equal(cover_bound_plan(g, p.steps, p.T, b, 10, NULL, &lb, &e), ERR_OK);
+                    assert_int_equal(cover_bound_plan(g, p.steps, p.T, b, -1, 10, NULL, &lb, &e), ERR_OK);
                     if (lb > p.cost * (1 + 1e-9))
                         fail_msg("%s at %lld: bound %.17g above its plan's cost %.17g", solvers[j],
                                  (long long)b, lb, p.cost);
@@ -199,7 +199,7 @@ static void test_refusals(void **st TU_UNUSED)
     assert_string_equal(e.msg, "no plan in this order fits: B needs 8 bytes with its inputs alone");
     /* a plan that leaves a node out has no order to bound */
     int steps[] = {ord[0], ord[1]};
-    assert_int_equal(cover_bound_plan(g, steps, 2, 100, 1, NULL, &lb, &e), ERR_UNSUPPORTED);
+    assert_int_equal(cover_bound_plan(g, steps, 2, 100, -1, 1, NULL, &lb, &e), ERR_UNSUPPORTED);
     assert_string_equal(e.msg, "no bound: the plan does not run every node");
     free(ord);
     graph_free(g);
