@@ -39,11 +39,6 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
 int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
                 double *bound, Err *e);
 
-/* cover_bound, and in pick[0..n) (when given) the positions the cover
- * chose to recompute: CBC's best solution, all 0 when it had none. */
-int cover_solve(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                double *bound, unsigned char *pick, Err *e);
-
 /* A plan whose first runs follow `order` (every running node once,
  * topological; NULL: the graph's own) from the cover's choice (cover.c
  * says how): its steps into out, with out->peak and out->cost simulated,

@@ -20,7 +20,9 @@
  * it is close: fcn_8_vgg (73 nodes) at 90/80/70 % gives +0.029/+0.136/
  * +0.891 % where Checkmate's proven optima are +0.03/+0.14/+0.89 %, and
  * ResNet-50's training graph (353 nodes) +0.108/+0.279/+0.564 % in 0.04-
- * 0.07 s, where Checkmate's LP relaxation takes 76 s (bench_bound).
+ * 0.07 s, where Checkmate's LP relaxation takes 76 s (`remat solve GRAPH
+ * --solver checkmate -O order=graph --budget P% --bound`; more in
+ * docs/solvers/checkmate.md).
  */
 #include <Cbc_C_Interface.h>
 #include <math.h>
@@ -264,8 +266,8 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     return rc;
 }
 
-int cover_solve(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                double *bound, unsigned char *pick, Err *e)
+int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
+                double *bound, Err *e)
 {
     double base = 0;
     for (int i = 0; i < n; i++)
@@ -275,7 +277,7 @@ int cover_solve(const Graph *g, const int *order, int n, int64_t budget, double 
     int rc = build_rows(g, order, n, budget, &R, NULL, e);
     double extra = 0, *w = costs_of(g, order, n);
     if (rc == ERR_OK)
-        rc = solve_cover(w, n, &R, seconds, p, &extra, pick, e);
+        rc = solve_cover(w, n, &R, seconds, p, &extra, NULL, e);
     free(w);
     if (rc == ERR_OK)
         *bound = base + extra;
@@ -283,12 +285,6 @@ int cover_solve(const Graph *g, const int *order, int n, int64_t budget, double 
     free(R.idx);
     free(R.val);
     return rc;
-}
-
-int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                double *bound, Err *e)
-{
-    return cover_solve(g, order, n, budget, seconds, p, bound, NULL, e);
 }
 
 /* One order's bound; INFINITY when no plan in it fits. */
@@ -466,7 +462,7 @@ static void build_plan(const Graph *g, const int *order, int n, const unsigned c
 
 /* One round: the cover at model budget mb with costs w, its plan into out,
  * the cover's least sum into *extra (with w the positions' costs, a bound:
- * cover_solve), the chosen positions and their cascades. */
+ * cover_bound), the chosen positions and their cascades. */
 static int plan_round(const Graph *g, const int *order, int n, int64_t mb, const double *w, double seconds,
                       Progress *p, Plan *out, double *extra, unsigned char *pick, double *cascade, Err *e)
 {
