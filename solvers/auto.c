@@ -80,7 +80,7 @@ typedef struct {
     int cover_pick;
     double graph_cover;         /* and the graph order's, from the cover's plan at graph_budget (-1: none) */
     int64_t graph_budget;
-    double cover_secs;          /* the last full solve's cover plan took (-1: none) */
+    double cover_secs;          /* the last cover plan took (-1: none, or it failed) */
 } Auto;
 
 /* Seconds the cover's plan, and the cover bound of a pick in another order,
@@ -90,8 +90,8 @@ typedef struct {
 #define COVER_SECONDS 1.0
 #define COVER_RESOLVE_SECONDS 0.05
 
-/* A re-solve runs the cover (its plan and the bound) only where the full
- * solve's cover plan took at most this long: measured, the cover pieces
+/* A re-solve runs the cover (its plan and the bound) only where the last
+ * cover plan took at most this long: measured, the cover pieces
  * took a re-solve from 41-45 ms to 150-190 ms on densenet121 and lstm64
  * (they do not finish in 50 ms there). */
 #define COVER_RESOLVE_MAX 0.03
