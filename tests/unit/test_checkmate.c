@@ -357,6 +357,27 @@ static void test_inputs_only(void **st TU_UNUSED)
     graph_free(g);
 }
 
+/* A warm start at the order's cover bound is optimal without a search: on
+ * chain32 at 26 greedy's plan (74) meets the bound, and checkmate says so. */
+static void test_start_meets_cover(void **st TU_UNUSED)
+{
+    Graph *g = tu_load("samples/chain32.json");
+    const char *opts[] = {"warm=greedy", "order=graph", NULL};
+    Solver *s = tu_solver(g, "checkmate", opts);
+    Plan p;
+    assert_int_equal(tu_plan(s, 26, NULL, &p), ERR_OK);
+    tu_check_plan(g, &p);
+    assert_true(p.optimal && p.peak <= 26);
+    assert_true(p.cost == 74 && p.bound == 74);
+    Overlay o;
+    tu_describe(s, &p, &o);
+    assert_non_null(strstr(o.title, "optimal (the start meets the cover bound)"));
+    overlay_done(&o);
+    plan_done(&p);
+    solver_free(s);
+    graph_free(g);
+}
+
 /* pin= and force= become bounds and rows of the MILP. */
 static void test_pin_force(void **st TU_UNUSED)
 {
@@ -392,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_lp_rounding_plans),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_inputs_only),
+        cmocka_unit_test(test_start_meets_cover),
         cmocka_unit_test(test_pin_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
