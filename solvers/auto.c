@@ -326,7 +326,7 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
     plan_init(&pl);
     Err e;
     double t0 = clock_now();
-    int rc = cover_plan(s->g, NULL, budget, seconds, p, &pl, bound, &e);
+    int rc = cover_plan(s->g, budget, seconds, p, &pl, bound, &e);
     a->cover_secs = rc == ERR_OK ? clock_now() - t0 : -1;
     if (rc == ERR_OK && pl.T > 0)
         pool_add(s, pl.steps, pl.T, "cover");

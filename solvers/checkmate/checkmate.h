@@ -39,15 +39,13 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
 int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
                 double *bound, Err *e);
 
-/* A plan whose first runs follow `order` (every running node once,
- * topological; NULL: the graph's own) from the cover's choice (cover.c
- * says how): its steps into out, with out->peak and out->cost simulated,
- * the lowest peak found when none fits the budget, and that order's cover
- * bound at the budget in *bound (-1: none). Shares `seconds` over its
- * rounds. ERR_OK, ERR_OVER_BUDGET when a step cannot fit in the order,
- * ERR_LIMIT, ERR_CANCELLED, ERR_IO. */
-int cover_plan(const Graph *g, const int *order, int64_t budget, double seconds, Progress *p, Plan *out,
-               double *bound, Err *e);
+/* A plan in the graph's order from the cover's choice (cover.c says how):
+ * its steps into out, with out->peak and out->cost simulated, the lowest
+ * peak found when none fits the budget, and the graph order's cover bound
+ * at the budget in *bound (-1: none). Shares `seconds` over its rounds.
+ * ERR_OK, ERR_OVER_BUDGET when a step cannot fit in the order, ERR_LIMIT,
+ * ERR_CANCELLED, ERR_IO. */
+int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e);
 
 /* The cover bound over plans whose first runs follow the graph's order or
  * the order of steps[0..T) (that plan's, when it differs): the smaller of

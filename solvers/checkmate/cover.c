@@ -511,13 +511,10 @@ static int keep_better(const Graph *g, int64_t budget, Plan *try, Plan *out, Err
     return ERR_OK;
 }
 
-int cover_plan(const Graph *g, const int *given, int64_t budget, double seconds, Progress *p, Plan *out,
-               double *bound, Err *e)
+int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e)
 {
     int n;
     int *order = sim_baseline_order(g, &n);
-    if (given)
-        memcpy(order, given, (size_t)n * sizeof *order);
     *bound = -1;
     double end = clock_now() + seconds, *w = costs_of(g, order, n);
     double *cascade = xmallocarray((size_t)n + 1, sizeof *cascade);

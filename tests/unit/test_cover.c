@@ -127,7 +127,7 @@ static void test_below_order_optimum(void **st TU_UNUSED)
             Plan p;
             plan_init(&p);
             double pb;
-            assert_int_equal(cover_plan(g, NULL, b, 10, NULL, &p, &pb, &e), ERR_OK);
+            assert_int_equal(cover_plan(g, b, 10, NULL, &p, &pb, &e), ERR_OK);
             assert_true(pb == lb);
             double c;
             int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
