@@ -58,6 +58,18 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
 int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double graph_bound, double seconds,
                      Progress *p, double *bound, Err *e);
 
+/* The cheapest plan within budget whose first runs follow order[0..n)
+ * (every running node once, topological), found exactly by an A* search
+ * over what is held (order_search.c says how), for orders of at most 64
+ * nodes: its steps into out (not simulated) and its cost into *cost, when
+ * that cost is at most cutoff (INFINITY: any). It includes every plan of
+ * Checkmate's model on the order, so it is never dearer than the model's
+ * optimum. ERR_OK; ERR_OVER_BUDGET when no such plan exists (proven);
+ * ERR_LIMIT past `seconds`, past max_states states or above 64 nodes;
+ * ERR_CANCELLED. */
+int order_search(const Graph *g, const int *order, int n, int64_t budget, double cutoff, double seconds,
+                 long long max_states, Progress *p, Plan *out, double *cost, Err *e);
+
 /* checkmate's solve (a solver of class "checkmate", its own options) with
  * `start` as CBC's warm start and the source of the best plan's order, in
  * place of its warm= portfolio: the auto portfolio hands it its pool's best

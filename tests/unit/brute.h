@@ -161,4 +161,75 @@ static inline double brute_optimum(const Graph *g, int64_t budget, int *sched, i
     return best;
 }
 
+#define BRUTE_ORDER_MAX 14
+
+/* The cheapest spec-valid schedule within budget whose first runs follow
+ * order[0..m): Dijkstra over (values held, how many of the order have run),
+ * a move runs the next node of the order or reruns an earlier one, then
+ * keeps or drops each value it touched (exact for the reason above).
+ * -1 when none fits. */
+static inline double brute_order_optimum(const Graph *g, const int *order, int m, int64_t budget)
+{
+    int pos[256];
+    uint32_t need[BRUTE_ORDER_MAX], goal = 0;
+    for (int v = 0; v < g->n; v++)
+        pos[v] = -1;
+    for (int i = 0; i < m; i++)
+        pos[order[i]] = i;
+    for (int i = 0; i < m; i++) {
+        need[i] = 0;
+        for (int q = g->in_off[order[i]]; q < g->in_off[order[i] + 1]; q++)
+            if (pos[g->in_idx[q]] >= 0)
+                need[i] |= 1u << pos[g->in_idx[q]];
+        if (g->is_output[order[i]])
+            goal |= 1u << i;
+    }
+    size_t H = (size_t)1 << m, S = H * (size_t)(m + 1);
+    double *dist = malloc(S * sizeof *dist);
+    unsigned char *done = calloc(S, 1);
+    for (size_t s = 0; s < S; s++)
+        dist[s] = -1;
+    dist[0] = 0;
+    double best = -1;
+    for (;;) {
+        /* the cheapest open state (a linear scan: tiny graphs) */
+        size_t u = S;
+        for (size_t s = 0; s < S; s++)
+            if (!done[s] && dist[s] >= 0 && (u == S || dist[s] < dist[u]))
+                u = s;
+        if (u == S)
+            break;
+        done[u] = 1;
+        uint32_t held = (uint32_t)(u % H);
+        int k = (int)(u / H);
+        if (k == m && (held & goal) == goal) {
+            best = dist[u];
+            break;
+        }
+        int64_t mem = g->input_bytes;
+        for (int i = 0; i < m; i++)
+            if (held >> i & 1)
+                mem += g->nodes[order[i]].size;
+        for (int i = 0; i <= k && i < m; i++) {
+            const Node *nd = &g->nodes[order[i]];
+            if ((held >> i & 1) || (need[i] & ~held) || mem + nd->size + nd->workspace > budget)
+                continue;
+            uint32_t touch = need[i] | 1u << i, drop = touch;
+            int k2 = i == k ? k + 1 : k;
+            for (;;) {
+                size_t s2 = (size_t)k2 * H + ((held | 1u << i) & ~drop);
+                double c = dist[u] + nd->cost;
+                if (!done[s2] && (dist[s2] < 0 || c < dist[s2]))
+                    dist[s2] = c;
+                if (!drop)
+                    break;
+                drop = (drop - 1) & touch;
+            }
+        }
+    }
+    free(dist);
+    free(done);
+    return best;
+}
+
 #endif

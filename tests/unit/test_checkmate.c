@@ -12,6 +12,7 @@
  *  - checkmate-lp's plans are valid; cancellation stops a long MILP. */
 #include "tests/unit/testutil.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -378,6 +379,146 @@ static void test_start_meets_cover(void **st TU_UNUSED)
     graph_free(g);
 }
 
+/* The cheapest schedule of Checkmate's model on order[0..m) (m <= 7) by
+ * brute force: every set of earlier nodes rerun in every stage, each stage
+ * in position order, checked by the independent checker. -1: none fits. */
+static double stage_brute(const Graph *g, const int *ord, int m, int64_t budget, int t, uint64_t *sets)
+{
+    if (t == m) {
+        int steps[64], T = 0;
+        for (int u = 0; u < m; u++)
+            for (int i = 0; i <= u; i++)
+                if (i == u || (sets[u] >> i & 1))
+                    steps[T++] = ord[i];
+        double c;
+        int64_t pk = tu_check_peak(g, steps, T, &c);
+        return pk >= 0 && pk <= budget ? c : -1;
+    }
+    double best = -1;
+    for (uint64_t r = 0; r < (uint64_t)1 << t; r++) {
+        sets[t] = r;
+        double c = stage_brute(g, ord, m, budget, t + 1, sets);
+        if (c >= 0 && (best < 0 || c < best))
+            best = c;
+    }
+    return best;
+}
+
+/* The order search (solvers/checkmate/order_search.c) is exact: its cost
+ * equals the test's own search over every plan in the order (brute.h), is
+ * never above the brute force over Checkmate's model (every set of reruns
+ * per stage) nor below the optimum over every order; its plan is valid,
+ * within the budget and costs what it says; it says "none fits" exactly
+ * when nothing does; a cutoff just below the optimum leaves nothing. */
+static void test_order_search_brute(void **st TU_UNUSED)
+{
+    unsigned seed = 11;
+    int cases = 0, none = 0, recomputing = 0, below_model = 0;
+    for (int it = 0; it < 40; it++) {
+        /* random six-node DAGs (sizes 1-3, one or two earlier inputs), the
+         * spec's example, small training graphs */
+        char spec[200] = "A; B:A; C:B; D:B,C; E:A,D";
+        if (it % 4 < 2) {
+            size_t u = 0;
+            for (int v = 0; v < 6; v++) {
+                seed = seed * 1103515245u + 12345u;
+                u += (size_t)snprintf(spec + u, sizeof spec - u, "%s%c=%u", v ? "; " : "", 'A' + v,
+                                      1 + (seed >> 16) % 3);
+                for (int k = 0; v && k < 1 + (int)(seed >> 20) % 2; k++)
+                    u += (size_t)snprintf(spec + u, sizeof spec - u, "%c%c", k ? ',' : ':',
+                                          'A' + (int)((seed >> (8 + 4 * k)) % (unsigned)v));
+            }
+        }
+        Graph *g = it % 4 < 2 || it == 3 ? tu_graph(spec) : tu_random_chain_training(&seed, 2, it % 8 == 2);
+        int m;
+        int *ord = sim_baseline_order(g, &m);
+        assert_true(m <= 6);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int64_t b = lo - 1; b <= bp; b += 1 + (bp - lo) / 4) {
+            uint64_t sets[8] = {0};
+            double opt = brute_order_optimum(g, ord, m, b), model = stage_brute(g, ord, m, b, 1, sets);
+            double global = brute_optimum(g, b, NULL, NULL), c = -1;
+            Plan p;
+            plan_init(&p);
+            Err e;
+            int rc = order_search(g, ord, m, b, INFINITY, 10, 1000000, NULL, &p, &c, &e);
+            cases++;
+            if (opt < 0) {
+                assert_int_equal(rc, ERR_OVER_BUDGET);
+                assert_true(model < 0);
+                none++;
+                plan_done(&p);
+                continue;
+            }
+            assert_int_equal(rc, ERR_OK);
+            if (fabs(c - opt) > 1e-9 * opt)
+                fail_msg("case %d budget %lld: order search %.17g, exhaustive %.17g", it, (long long)b, c, opt);
+            assert_true(global >= 0 && c >= global - 1e-9);
+            assert_true(model < 0 || c <= model + 1e-9);
+            below_model += model < 0 || c < model - 1e-9;
+            double pc;
+            int64_t pk = tu_check_peak(g, p.steps, p.T, &pc);
+            assert_true(pk >= 0 && pk <= b);
+            assert_true(fabs(pc - c) <= 1e-9 * c);
+            recomputing += c > bc * (1 + 1e-9);
+            assert_int_equal(order_search(g, ord, m, b, opt * (1 - 1e-6), 10, 1000000, NULL, &p, &c, &e),
+                             ERR_OVER_BUDGET);
+            assert_int_equal(order_search(g, ord, m, b, opt, 10, 1000000, NULL, &p, &c, &e), ERR_OK);
+            plan_done(&p);
+        }
+        free(ord);
+        graph_free(g);
+    }
+    /* 120, 56, 24 and 15 when written: the search beats the model's
+     * stages (runs in position order, each once) in 15 cases */
+    assert_true(cases >= 100 && none >= 20 && recomputing >= 15 && below_model >= 5);
+}
+
+/* On the 20-node training graphs the search is never dearer than CBC on
+ * Checkmate's model (search=off), both proven, and finds a plan wherever
+ * CBC does; past its state limit it hands the order back (ERR_LIMIT). */
+static void test_order_search_cbc(void **st TU_UNUSED)
+{
+    static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
+    const char *fast[] = {"order=graph", "warm=greedy", NULL};
+    const char *cbc[] = {"order=graph", "warm=greedy", "search=off", NULL};
+    int both = 0;
+    for (int k = 0; k < 4; k++) {
+        Graph *g = gen_training(kinds[k], 9, 7);
+        int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
+        int64_t b = lo + (bp - lo) / 2;
+        Plan p, q;
+        int rp = tu_solve(g, "checkmate", b, &p, fast), rq = tu_solve(g, "checkmate", b, &q, cbc);
+        assert_true(rp == ERR_OK || rq != ERR_OK);
+        if (rp == ERR_OK) {
+            tu_check_within(g, &p, b);
+            assert_true(p.optimal);
+        }
+        if (rq == ERR_OK) {
+            assert_true(q.optimal);
+            if (p.cost > q.cost)
+                fail_msg("%s: order search %.17g, CBC %.17g", kinds[k], p.cost, q.cost);
+            both++;
+        }
+        plan_done(&p);
+        plan_done(&q);
+        int m;
+        int *ord = sim_baseline_order(g, &m);
+        Plan r;
+        plan_init(&r);
+        Err e;
+        double c;
+        assert_int_equal(order_search(g, ord, m, b, INFINITY, 10, 3, NULL, &r, &c, &e), ERR_LIMIT);
+        assert_non_null(strstr(e.msg, "more than 3 states"));
+        plan_done(&r);
+        free(ord);
+        graph_free(g);
+    }
+    assert_true(both >= 3);
+}
+
 /* pin= and force= become bounds and rows of the MILP. */
 static void test_pin_force(void **st TU_UNUSED)
 {
@@ -415,6 +556,8 @@ int main(void)
         cmocka_unit_test(test_inputs_only),
         cmocka_unit_test(test_start_meets_cover),
         cmocka_unit_test(test_pin_force),
+        cmocka_unit_test(test_order_search_brute),
+        cmocka_unit_test(test_order_search_cbc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,78 +16,8 @@
 #include "solvers/checkmate/checkmate.h"
 #include "src/plan/sim.h"
 #include "tests/bench/gen.h"
+#include "tests/unit/brute.h"
 #include "tests/unit/testutil.h"
-
-#define ORDER_MAX 14
-
-/* The cheapest spec-valid schedule within budget whose first runs follow
- * order[0..m): Dijkstra over (values held, how many of the order have run),
- * a move runs the next node of the order or reruns an earlier one, then
- * keeps or drops each value it touched (brute.h says why that is exact).
- * -1 when none fits. */
-static double order_optimum(const Graph *g, const int *order, int m, int64_t budget)
-{
-    int pos[256];
-    uint32_t need[ORDER_MAX], goal = 0;
-    for (int v = 0; v < g->n; v++)
-        pos[v] = -1;
-    for (int i = 0; i < m; i++)
-        pos[order[i]] = i;
-    for (int i = 0; i < m; i++) {
-        need[i] = 0;
-        for (int q = g->in_off[order[i]]; q < g->in_off[order[i] + 1]; q++)
-            if (pos[g->in_idx[q]] >= 0)
-                need[i] |= 1u << pos[g->in_idx[q]];
-        if (g->is_output[order[i]])
-            goal |= 1u << i;
-    }
-    size_t H = (size_t)1 << m, S = H * (size_t)(m + 1);
-    double *dist = malloc(S * sizeof *dist);
-    unsigned char *done = calloc(S, 1);
-    for (size_t s = 0; s < S; s++)
-        dist[s] = -1;
-    dist[0] = 0;
-    double best = -1;
-    for (;;) {
-        /* the cheapest open state (a linear scan: tiny graphs) */
-        size_t u = S;
-        for (size_t s = 0; s < S; s++)
-            if (!done[s] && dist[s] >= 0 && (u == S || dist[s] < dist[u]))
-                u = s;
-        if (u == S)
-            break;
-        done[u] = 1;
-        uint32_t held = (uint32_t)(u % H);
-        int k = (int)(u / H);
-        if (k == m && (held & goal) == goal) {
-            best = dist[u];
-            break;
-        }
-        int64_t mem = g->input_bytes;
-        for (int i = 0; i < m; i++)
-            if (held >> i & 1)
-                mem += g->nodes[order[i]].size;
-        for (int i = 0; i <= k && i < m; i++) {
-            const Node *nd = &g->nodes[order[i]];
-            if ((held >> i & 1) || (need[i] & ~held) || mem + nd->size + nd->workspace > budget)
-                continue;
-            uint32_t touch = need[i] | 1u << i, drop = touch;
-            int k2 = i == k ? k + 1 : k;
-            for (;;) {
-                size_t s2 = (size_t)k2 * H + ((held | 1u << i) & ~drop);
-                double c = dist[u] + nd->cost;
-                if (!done[s2] && (dist[s2] < 0 || c < dist[s2]))
-                    dist[s2] = c;
-                if (!drop)
-                    break;
-                drop = (drop - 1) & touch;
-            }
-        }
-    }
-    free(dist);
-    free(done);
-    return best;
-}
 
 static void test_below_order_optimum(void **st TU_UNUSED)
 {
@@ -98,7 +28,7 @@ static void test_below_order_optimum(void **st TU_UNUSED)
                           : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it);
         int m;
         int *ord = sim_baseline_order(g, &m);
-        if (m > ORDER_MAX) {
+        if (m > BRUTE_ORDER_MAX) {
             free(ord);
             graph_free(g);
             continue;
@@ -107,7 +37,7 @@ static void test_below_order_optimum(void **st TU_UNUSED)
         double bc;
         sim_baseline(g, &bp, &bc);
         for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
-            double opt = order_optimum(g, ord, m, b), lb = -1;
+            double opt = brute_order_optimum(g, ord, m, b), lb = -1;
             Err e;
             int rc = cover_bound(g, ord, m, b, 10, NULL, &lb, &e);
             if (opt < 0) {
