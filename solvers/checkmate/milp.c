@@ -41,9 +41,12 @@ typedef struct {
 } Milp;
 
 /* The order search's share of an order's time, and its most states (about
- * 60 bytes each with the table and queue) before CBC takes over. */
+ * 60 bytes each with the table and queue) before CBC takes over: the
+ * 20-node training graphs need at most 11 thousand (400 thousand to prove
+ * that nothing fits), and past a million it runs for seconds (VGG19's
+ * training graph, 50 nodes, at 90 %: 18 million states in 20 s) */
 #define SEARCH_SHARE 0.25
-#define SEARCH_MAX_STATES 4000000
+#define SEARCH_MAX_STATES 1000000
 
 static int milp_prepare(Solver *s, Err *e)
 {
@@ -307,10 +310,29 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     double *start = warm_start(&M, ws, best, budget, &wcost);
     double engine, backstop;
     subproc_limits(t0, limit, &engine, &backstop);
+    /* the cover bound (cover.c) holds for every plan in the order, so for
+     * the model's: it floors CBC's bound, and a start that meets it needs
+     * no search (pin=/force= aside: the start may not keep them). As a row
+     * "cost >= bound" it slowed CBC's proof on fcn_8_vgg at 70 % from 13 s
+     * to past 50 s, so CBC does not see it */
+    double cover;
+    Err ce;
+    if (cover_bound(g, order, n, budget, fmin(1.0, 0.1 * engine), p, &cover, &ce) != ERR_OK)
+        cover = 0;
+    if (start && !s->rule && cover > 0 && wcost <= cover * (1 + 1e-9)) {
+        cm_extract(&M, start, out);
+        res->bound = cover;
+        res->optimal = 1;
+        snprintf(res->status, sizeof res->status, "optimal (the start meets the cover bound)");
+        free(start);
+        cm_free(&M);
+        return ERR_OK;
+    }
     /* small orders: the order search (order_search.c) proves in
      * milliseconds what CBC proves by enumeration (a 20-node transformer
      * at 58 %: 20 s); it prunes against the start's cost and hands back
-     * to CBC past its share of the time or its states */
+     * to CBC past its share of the time or its states. The cover's test
+     * above comes first: it is cheaper where it settles the order */
     if (!s->rule && n <= 64 && strcmp(solver_opt_str(s, "search"), "auto") == 0) {
         double scut = fmin(cutoff, start ? wcost : INFINITY), sc;
         Err se;
@@ -335,24 +357,6 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
             cm_free(&M);
             return rc;
         }
-    }
-    /* the cover bound (cover.c) holds for every plan in the order, so for
-     * the model's: it floors CBC's bound, and a start that meets it needs
-     * no search (pin=/force= aside: the start may not keep them). As a row
-     * "cost >= bound" it slowed CBC's proof on fcn_8_vgg at 70 % from 13 s
-     * to past 50 s, so CBC does not see it */
-    double cover;
-    Err ce;
-    if (cover_bound(g, order, n, budget, fmin(1.0, 0.1 * engine), p, &cover, &ce) != ERR_OK)
-        cover = 0;
-    if (start && !s->rule && cover > 0 && wcost <= cover * (1 + 1e-9)) {
-        cm_extract(&M, start, out);
-        res->bound = cover;
-        res->optimal = 1;
-        snprintf(res->status, sizeof res->status, "optimal (the start meets the cover bound)");
-        free(start);
-        cm_free(&M);
-        return ERR_OK;
     }
     Child c = {load(&M, start, engine), M.ncols};
     apply_rules(c.cbc, &M, s->rule);
