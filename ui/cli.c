@@ -495,7 +495,8 @@ static int cmd_solve(Args *a)
                     who, (long long)p.peak, pk, bp, p.cost, 100 * plan_overhead(&p), p.T,
                     plan_recomputed_nodes(&p, g), dt);
             if (p.bound >= 0 && p.optimal)
-                fprintf(stderr, "%s: optimal (proven by the solver)\n", cls->name);
+                fprintf(stderr, "%s: optimal%s%s (proven by the solver)\n", cls->name,
+                        cls->optimal_among ? " " : "", cls->optimal_among ? cls->optimal_among : "");
             else if (p.bound >= 0)
                 fprintf(stderr, "%s: best found, gap %.3g%% to the solver's bound %.17g\n", cls->name,
                         p.cost > 0 ? 100 * (p.cost - p.bound) / p.cost : 0.0, p.bound);

@@ -27,7 +27,8 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * follow order[0..n) (every running node once, topological), for graphs
  * of any size: per step, what must be freed, covered by the values it
  * could drop and recompute later (cover.c says why it holds and how
- * close it is). CBC solves the cover in a child process (stoppable through
+ * close it is); on orders of at most ORDER_SEARCH_MAX nodes the order's
+ * optimum itself when the order search finishes in time. CBC solves the cover in a child process (stoppable through
  * p); past `seconds` its best possible value stands, still a bound.
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
  * step cannot fit in that order at all; ERR_LIMIT when CBC gave nothing
@@ -57,6 +58,10 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
  * ERR_CANCELLED; ERR_IO. */
 int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double graph_bound, double seconds,
                      Progress *p, double *bound, Err *e);
+
+/* The most nodes an order may have for order_search (its held sets are
+ * 64-bit masks). */
+#define ORDER_SEARCH_MAX 64
 
 /* The cheapest plan within budget whose first runs follow order[0..n)
  * (every running node once, topological), found exactly by an A* search

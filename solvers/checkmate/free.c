@@ -381,6 +381,7 @@ const SolverClass solver_checkmate_free = {
     .name = "checkmate-free",
     .title = "exact MILP (Checkmate, one step per stage, GLPK): least cost under the budget",
     .caps = SOLVER_EXACT,
+    .optimal_among = "among plans of at most its steps= steps",
     .params = params,
     .prepare = checkmate_prepare,
     .solve = checkmate_solve,

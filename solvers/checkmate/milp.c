@@ -333,7 +333,7 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
      * at 58 %: 20 s); it prunes against the start's cost and hands back
      * to CBC past its share of the time or its states. The cover's test
      * above comes first: it is cheaper where it settles the order */
-    if (!s->rule && n <= 64 && strcmp(solver_opt_str(s, "search"), "auto") == 0) {
+    if (!s->rule && n <= ORDER_SEARCH_MAX && strcmp(solver_opt_str(s, "search"), "auto") == 0) {
         double scut = fmin(cutoff, start ? wcost : INFINITY), sc;
         Err se;
         int sr = order_search(g, order, n, budget, scut, SEARCH_SHARE * engine, SEARCH_MAX_STATES, p, out,
@@ -636,6 +636,7 @@ const SolverClass solver_checkmate = {
     .name = "checkmate",
     .title = "Checkmate's MILP on a fixed order (CBC): least cost under the budget, proven optimal for that order",
     .caps = SOLVER_EXACT | SOLVER_CONSTRAINTS,
+    .optimal_among = "among plans whose first runs follow the orders it solved",
     .params = params,
     .prepare = milp_prepare,
     .solve = milp_solve,

@@ -282,8 +282,8 @@ static void expand(Search *S, int u, double cut)
 int order_search(const Graph *g, const int *order, int n, int64_t budget, double cutoff, double seconds,
                  long long max_states, Progress *p, Plan *out, double *cost, Err *e)
 {
-    if (n > 64)
-        return err_set(e, ERR_LIMIT, "order search: %d nodes, more than 64", n);
+    if (n > ORDER_SEARCH_MAX)
+        return err_set(e, ERR_LIMIT, "order search: %d nodes, more than %d", n, ORDER_SEARCH_MAX);
     Search S;
     search_index(&S, g, order, n, budget);
     /* ties with the cutoff stay: the plan in hand itself is found again */

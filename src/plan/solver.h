@@ -99,6 +99,9 @@ typedef struct SolverClass {
     const char *name;         /* CLI key: "greedy" */
     const char *title;        /* one-line explanation for lists and pickers */
     unsigned caps;            /* SOLVER_* */
+    /* What a plan it calls optimal is optimal among, said after "optimal"
+     * ("in the orders it solved"); NULL: every plan of the graph. */
+    const char *optimal_among;
     const SolverParam *params;/* terminated by {NULL} */
     /* Budget-independent work; may refuse a graph with ERR_UNSUPPORTED and
      * a message saying why ("no articulation points"). Optional. */
