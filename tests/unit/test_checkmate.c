@@ -201,6 +201,19 @@ static void test_milp_tiny(void **st TU_UNUSED)
     assert_true(compared >= 30);
 }
 
+/* The k-th (0..3) of the 20-node training graphs (chain, resnet,
+ * transformer, random), with the budget half-way from its smallest peak to
+ * its baseline's in *b. */
+static const char *const KINDS[] = {"chain", "resnet", "transformer", "random"};
+
+static Graph *half_way(int k, int64_t *b)
+{
+    Graph *g = gen_training(KINDS[k], 9, 7);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
+    *b = lo + (bp - lo) / 2;
+    return g;
+}
+
 /* The budget is exact to the byte: an optimal plan's own peak, used as the
  * budget, admits that plan again, so the optimum there is the same cost and
  * proven; and no plan is over it. With CBC's default tolerance (1e-7 of
@@ -209,19 +222,17 @@ static void test_milp_tiny(void **st TU_UNUSED)
  * (random-9 at a half of the way down: 100000001 instead of 99000001). */
 static void test_budget_exact(void **st TU_UNUSED)
 {
-    static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
     const char *opts[] = {"order=graph", "warm=none", "time_limit=30", NULL};
     int checked = 0;
     for (int k = 0; k < 4; k++) {
-        Graph *g = gen_training(kinds[k], 9, 7);
-        int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
-        int64_t b = lo + (bp - lo) / 2;
+        int64_t b;
+        Graph *g = half_way(k, &b);
         Plan p, q;
         if (tu_solve(g, "checkmate", b, &p, opts) == ERR_OK && p.optimal) {
             assert_int_equal(tu_solve(g, "checkmate", p.peak, &q, opts), ERR_OK);
             tu_check_within(g, &q, p.peak);
             if (!q.optimal || q.cost != p.cost)
-                fail_msg("%s: optimum %.0f at budget %lld, but %.0f (%s) at its peak %lld", kinds[k],
+                fail_msg("%s: optimum %.0f at budget %lld, but %.0f (%s) at its peak %lld", KINDS[k],
                          p.cost, (long long)b, q.cost, q.optimal ? "optimal" : "not proven",
                          (long long)p.peak);
             plan_done(&q);
@@ -481,14 +492,12 @@ static void test_order_search_brute(void **st TU_UNUSED)
  * CBC does; past its state limit it hands the order back (ERR_LIMIT). */
 static void test_order_search_cbc(void **st TU_UNUSED)
 {
-    static const char *const kinds[] = {"chain", "resnet", "transformer", "random"};
     const char *fast[] = {"order=graph", "warm=greedy", NULL};
     const char *cbc[] = {"order=graph", "warm=greedy", "search=off", NULL};
     int both = 0;
     for (int k = 0; k < 4; k++) {
-        Graph *g = gen_training(kinds[k], 9, 7);
-        int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
-        int64_t b = lo + (bp - lo) / 2;
+        int64_t b;
+        Graph *g = half_way(k, &b);
         Plan p, q;
         int rp = tu_solve(g, "checkmate", b, &p, fast), rq = tu_solve(g, "checkmate", b, &q, cbc);
         assert_true(rp == ERR_OK || rq != ERR_OK);
@@ -499,7 +508,7 @@ static void test_order_search_cbc(void **st TU_UNUSED)
         if (rq == ERR_OK) {
             assert_true(q.optimal);
             if (p.cost > q.cost)
-                fail_msg("%s: order search %.17g, CBC %.17g", kinds[k], p.cost, q.cost);
+                fail_msg("%s: order search %.17g, CBC %.17g", KINDS[k], p.cost, q.cost);
             both++;
         }
         plan_done(&p);
