@@ -24,8 +24,8 @@
  * from the queue is optimal (A*). Counting the values that must run again
  * matters: with the nodes not yet run alone, dropping a value that a later
  * node reads looks free until the rerun, and VGG16's training graph at
- * 90 % (44 nodes) ran past a million states. States whose cost plus that bound is
- * above the cutoff (a plan in hand) are never queued. The held sets are
+ * 90 % (45 nodes) ran past a million states. States whose cost plus that
+ * bound is above the cutoff (a plan in hand) are never queued. The held sets are
  * bit masks of positions: orders of up to 64 nodes. A state or time limit
  * hands larger cases back to CBC.
  *
