@@ -306,19 +306,19 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
     *bound = base;
     Rows R = {0};
     int rc = build_rows(g, order, n, budget, &R, NULL, e);
-    double extra = 0, *w = costs_of(g, order, n), opt;
+    double extra = 0, *w = costs_of(g, order, n), opt = 0, t0 = clock_now();
     if (rc == ERR_OK) {
         /* the rows name a step that cannot fit at all; past them, a small
          * order's exact optimum is the bound */
         int xr = exact_order(g, order, n, budget, seconds, p, NULL, &opt, e);
-        if (xr == ERR_OK || xr == ERR_CANCELLED) {
-            rc = xr;
+        if (xr == ERR_OK)
             extra = opt - base;
-        } else if (xr == ERR_OVER_BUDGET) {
+        if (xr == ERR_OK || xr == ERR_CANCELLED)
+            rc = xr;
+        else if (xr == ERR_OVER_BUDGET)
             rc = err_set(e, ERR_OVER_BUDGET, "no plan in the order fits the budget (an exact search proved it)");
-        } else {
-            rc = solve_cover(w, n, &R, seconds, p, &extra, NULL, e);
-        }
+        else
+            rc = solve_cover(w, n, &R, seconds - (clock_now() - t0), p, &extra, NULL, e);
     }
     free(w);
     if (rc == ERR_OK)
@@ -558,6 +558,7 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
     int n;
     int *order = sim_baseline_order(g, &n);
     *bound = -1;
+    double end = clock_now() + seconds;
     int xr = exact_order(g, order, n, budget, seconds, p, out, bound, e);
     if (xr == ERR_OK || xr == ERR_CANCELLED) {
         free(order);
@@ -565,7 +566,7 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
     }
     *bound = -1;
     plan_reset(out);
-    double end = clock_now() + seconds, *w = costs_of(g, order, n);
+    double *w = costs_of(g, order, n);
     double *cascade = xmallocarray((size_t)n + 1, sizeof *cascade);
     unsigned char *pick = xmallocarray((size_t)n + 1, 1);
     int64_t mb = budget;
