@@ -5,6 +5,10 @@
 
 #include "src/graph/transform.h"
 #include "src/base/units.h"
+#include "src/base/clock.h"
+#include "src/plan/subproc.h"
+
+#include <unistd.h>
 
 static const char *FIG1 = "A; B:A; C:B; D:B,C; E:A,D";
 
@@ -408,6 +412,41 @@ static void test_solver_param_tables(void **st TU_UNUSED)
         }
 }
 
+/* A solver process's answer is complete when the process ends, even while
+ * the pipe's write end lives on in another process (one that a second
+ * thread forked meanwhile inherits it): here the child forks a grandchild
+ * that keeps it for 4 s, past the 3 s limit. subproc_run returns the child's bytes at once;
+ * it used to wait for the end of file, past its limit. */
+static int late_eof_child(void *ctx, int fd)
+{
+    (void)ctx;
+    pid_t gc = fork();
+    if (gc == 0) {
+        /* only the pipe stays open: the test's own output must not wait */
+        for (int k = 0; k < 1024; k++)
+            if (k != fd)
+                close(k);
+        sleep(4);
+        _exit(0);
+    }
+    return subproc_write(fd, "answer", 6);
+}
+
+static void test_subproc_late_eof(void **st TU_UNUSED)
+{
+    char *out;
+    size_t len;
+    Err e;
+    double t0 = clock_now();
+    int rc = subproc_run(late_eof_child, NULL, NULL, 3, &out, &len, &e);
+    double dt = clock_now() - t0;
+    assert_int_equal(rc, ERR_OK);
+    assert_int_equal(len, 6);
+    assert_memory_equal(out, "answer", 6);
+    assert_true(dt < 2);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_units),            cmocka_unit_test(test_plan_json),
         cmocka_unit_test(test_noremat_memory_order),
         cmocka_unit_test(test_solver_param_tables),
+        cmocka_unit_test(test_subproc_late_eof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
