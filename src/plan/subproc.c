@@ -107,9 +107,9 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
          * process another thread forks meanwhile (the explorer's worker
          * beside the compare view's bound) inherits this write end and
          * keeps it open for its own run. So once the child has exited and
-         * nothing more is there to read, its answer is complete. Seen in
-         * test_tui under the sanitizers: the gap column's bound waited past
-         * its 10 s for a solve forked beside it. */
+         * nothing more is there to read, its answer is complete. The
+         * likely cause of a test_tui failure under the sanitizers: the gap
+         * column's bound ran past its 10 s beside the explorer's solves. */
         if (r == 0 && reaped)
             break;
         if (r == 0 && waitpid(pid, &status, WNOHANG) == pid)
