@@ -28,8 +28,9 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * of any size: per step, what must be freed, covered by the values it
  * could drop and recompute later (cover.c says why it holds and how
  * close it is); on orders of at most ORDER_SEARCH_MAX nodes the order's
- * optimum itself when the order search finishes in time. CBC solves the cover in a child process (stoppable through
- * p); past `seconds` its best possible value stands, still a bound.
+ * optimum itself when the order search finishes in time. CBC solves the
+ * cover in a child process (stoppable through p); past `seconds` its best
+ * possible value stands, still a bound.
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
  * step cannot fit in that order at all; ERR_LIMIT when CBC gave nothing
  * in time; ERR_CANCELLED; ERR_IO. */
