@@ -338,12 +338,18 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
     return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
 }
 
-/* Does the pool's pick meet the bound (a plan in the graph's order at
- * it is optimal there, and no search can do better in that order)? */
+/* Does the pool's pick meet the graph order's bound, so that the search
+ * may end (a plan in the graph's order at it is optimal there, and no
+ * search can do better in that order; the proof is answer()'s)? Not on
+ * graphs of at most ORDER_SEARCH_MAX nodes, where the bound is the order's
+ * own optimum (order_search): there the rest of the search is cheap and
+ * another order can be cheaper (the 20-node random training graph
+ * half-way down: 97000001 in the graph's order, 92000001 in fastsa's). */
 static int pool_meets(const Solver *s, int64_t budget, double bound)
 {
     int i = cands_pick(&s->cands, budget);
-    return bound > 0 && i >= 0 && s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9);
+    return graph_running_nodes(s->g) > ORDER_SEARCH_MAX && bound > 0 && i >= 0 &&
+           s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9);
 }
 
 /* Checkmate's MILP for the time left, from the pool's best plan, pooled.
@@ -502,12 +508,8 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     double cover;
     if (run_cover(s, budget, fmin(COVER_SECONDS, end - a->exact_time - clock_now()), p, &cover) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    /* a pick at the graph order's bound ends the search (its proof is
-     * answer()'s), except where that bound is the order's own optimum
-     * (order_search): on graphs that small the rest of the search is cheap
-     * and another order can be cheaper (the 20-node random training graph
-     * half-way down: 97000001 in the graph's order, 92000001 in fastsa's) */
-    int rc = ERR_OK, done = graph_running_nodes(s->g) > ORDER_SEARCH_MAX && pool_meets(s, budget, cover);
+    /* a pick at the graph order's bound ends the search */
+    int rc = ERR_OK, done = pool_meets(s, budget, cover);
     if (!done)
         rc = run_fastsa(s, budget, end - a->exact_time - clock_now(), 1, p, e);
     if (rc != ERR_CANCELLED && !done)
@@ -544,8 +546,7 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
     double cover = -1;
     if (quick && run_cover(s, budget, COVER_RESOLVE_SECONDS, p, &cover) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    int done = graph_running_nodes(s->g) > ORDER_SEARCH_MAX && pool_meets(s, budget, cover);
-    if (!done && run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
+    if (!pool_meets(s, budget, cover) && run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     return answer(s, budget, out, quick ? COVER_RESOLVE_SECONDS : 0, p, e);
 }

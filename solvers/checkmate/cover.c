@@ -202,31 +202,36 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     /* loaded column by column in one call: a row at a time, CBC took
      * 1.4 s to take lstm64's cover (2.3K columns) before it started */
     Cbc_Model *m = Cbc_newModel();
-    int *start = xcalloc((size_t)n + 1, sizeof *start), *rind = xmallocarray((size_t)R->nnz + 1, sizeof *rind);
+    Csr col;    /* per column, the rows' entries q that hold it, by row */
+    csr_begin(&col, n);
+    do
+        for (int q = 0; q < R->nnz; q++)
+            csr_put(&col, R->idx[q], q);
+    while (csr_next(&col));
+    int *rowof = xmallocarray((size_t)R->nnz + 1, sizeof *rowof), *rind = xmallocarray((size_t)R->nnz + 1, sizeof *rind);
     double *val = xmallocarray((size_t)R->nnz + 1, sizeof *val), *obj = xmallocarray((size_t)n + 1, sizeof *obj);
     double *clb = xcalloc((size_t)n + 1, sizeof *clb), *cub = xmallocarray((size_t)n + 1, sizeof *cub);
     double *rlb = xmallocarray((size_t)R->nrows + 1, sizeof *rlb), *rub = xmallocarray((size_t)R->nrows + 1, sizeof *rub);
-    for (int q = 0; q < R->nnz; q++)
-        start[R->idx[q] + 1]++;
-    for (int i = 0; i < n; i++) {
-        start[i + 1] += start[i];
-        obj[i] = w[i] * cscale;
-        cub[i] = 1;
-    }
-    int *fill = xmallocarray((size_t)n + 1, sizeof *fill);
-    memcpy(fill, start, (size_t)n * sizeof *fill);
     for (int r = 0; r < R->nrows; r++) {
         rlb[r] = 1;
         rub[r] = 1e30;
-        for (int q = R->off[r]; q < R->off[r + 1]; q++) {
-            rind[fill[R->idx[q]]] = r;
-            val[fill[R->idx[q]]++] = R->val[q];
-        }
+        for (int q = R->off[r]; q < R->off[r + 1]; q++)
+            rowof[q] = r;
     }
-    Cbc_loadProblem(m, n, R->nrows, (const CoinBigIndex *)start, rind, val, clb, cub, obj, rlb, rub);
+    for (int k = 0; k < R->nnz; k++) {
+        rind[k] = rowof[col.adj[k]];
+        val[k] = R->val[col.adj[k]];
+    }
+    for (int i = 0; i < n; i++) {
+        obj[i] = w[i] * cscale;
+        cub[i] = 1;
+    }
+    Cbc_loadProblem(m, n, R->nrows, (const CoinBigIndex *)col.off, rind, val, clb, cub, obj, rlb, rub);
     for (int i = 0; i < n; i++)
         Cbc_setInteger(m, i);
-    free(start);
+    free(col.off);
+    free(col.adj);
+    free(rowof);
     free(rind);
     free(val);
     free(obj);
@@ -234,7 +239,6 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     free(cub);
     free(rlb);
     free(rub);
-    free(fill);
     Cbc_setLogLevel(m, 0);
     /* no pruning by an increment or a relative gap: either could cut off
      * the true least sum and put the bound above a real plan */
@@ -532,18 +536,12 @@ static int plan_round(const Graph *g, const int *order, int n, int64_t mb, const
  * tidied first. */
 static int keep_better(const Graph *g, int64_t budget, Plan *try, Plan *out, Err *e)
 {
-    Sim s;
-    if (sim_run(g, try->steps, try->T, &s, e) != ERR_OK)
-        return err_set(e, ERR_INVALID, "cover: internal error: %s", e->msg);
-    try->peak = s.peak;
-    try->cost = s.cost;
-    sim_done(&s);
-    if (try->peak <= budget && plan_tidy(g, try->steps, &try->T, budget, NULL) > 0) {
-        if (sim_run(g, try->steps, try->T, &s, e) != ERR_OK)
-            return err_set(e, ERR_INVALID, "cover: internal error: %s", e->msg);
-        try->peak = s.peak;
-        try->cost = s.cost;
-        sim_done(&s);
+    if (plan_evaluate_with(try, g, 0, 0, NULL, e) != ERR_OK ||
+        (try->peak <= budget && plan_tidy(g, try->steps, &try->T, budget, NULL) > 0 &&
+         plan_evaluate_with(try, g, 0, 0, NULL, e) != ERR_OK)) {
+        /* the simulator's message, named (err_set would format e->msg into itself) */
+        err_prefix(e, "cover: internal error");
+        return e->code = ERR_INVALID;
     }
     if (out->T == 0 || cands_better(budget, try->peak, try->cost, out->peak, out->cost)) {
         plan_swap_steps(out, try);
@@ -557,15 +555,13 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
 {
     int n;
     int *order = sim_baseline_order(g, &n);
-    *bound = -1;
-    double end = clock_now() + seconds;
-    int xr = exact_order(g, order, n, budget, seconds, p, out, bound, e);
+    double end = clock_now() + seconds, opt = -1;
+    int xr = exact_order(g, order, n, budget, seconds, p, out, &opt, e);
+    *bound = xr == ERR_OK ? opt : -1;
     if (xr == ERR_OK || xr == ERR_CANCELLED) {
         free(order);
         return xr;
     }
-    *bound = -1;
-    plan_reset(out);
     double *w = costs_of(g, order, n);
     double *cascade = xmallocarray((size_t)n + 1, sizeof *cascade);
     unsigned char *pick = xmallocarray((size_t)n + 1, 1);
