@@ -371,6 +371,49 @@ static void test_never_worse_than_its_starts(void **state TU_UNUSED)
     assert_true(group_cmp >= 10);
 }
 
+/* The budget descent is one more start: with every other run on its own
+ * random stream and iteration limits, a search with it can only end at or
+ * below the same search without it, and on some of these graphs it ends
+ * strictly below. */
+static void test_descent_never_worse(void **state TU_UNUSED)
+{
+    unsigned seed = 77;
+    int cmp = 0, better = 0;
+    const char *on[] = {"iters=40000", "time_limit=60", "restarts=0", "seed=3", "seeds=none", NULL};
+    const char *off[] = {"iters=40000", "time_limit=60", "restarts=0", "seed=3", "seeds=none",
+                         "descent=off", NULL};
+    for (int gi = 0; gi < 10; gi++) {
+        Graph *g = gi < 7 ? random_training(&seed, 8 + 2 * gi)
+                          : tu_load(gi == 7 ? "samples/unet_small.json"
+                                    : gi == 8 ? "samples/transformer_small.json"
+                                              : "samples/models/resnet18.json");
+        int64_t bp = tu_baseline_peak(g);
+        for (int pct = 85; pct >= 55; pct -= 15) {
+            int64_t b = bp * pct / 100;
+            if (b < graph_min_peak(g, NULL))
+                continue;
+            Plan d, n;
+            int rd = tu_solve(g, "fastsa", b, &d, on);
+            int rn = tu_solve(g, "fastsa", b, &n, off);
+            assert_true(rd == ERR_OK || rd == ERR_OVER_BUDGET);
+            tu_check_plan(g, &d);
+            if (rn == ERR_OK) {
+                assert_int_equal(rd, ERR_OK);
+                assert_true(d.cost <= n.cost);
+                better += d.cost < n.cost;
+                cmp++;
+            } else if (rd == ERR_OVER_BUDGET) {
+                assert_true(d.peak <= n.peak);
+            }
+            plan_done(&d);
+            plan_done(&n);
+        }
+        graph_free(g);
+    }
+    assert_true(cmp >= 15);
+    assert_true(better >= 1);
+}
+
 /* pin= (run once) and force= (run at least twice) are kept; a solver that
  * cannot honour them refuses in one line. */
 static void test_pin_force(void **state TU_UNUSED)
@@ -492,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_incremental_peak_matches_sim),
         cmocka_unit_test(test_chain32_budgets),
         cmocka_unit_test(test_never_worse_than_its_starts),
+        cmocka_unit_test(test_descent_never_worse),
         cmocka_unit_test(test_pin_force),
         cmocka_unit_test(test_describe_groups),
         cmocka_unit_test(test_fig1),
