@@ -231,8 +231,8 @@ static int run_plain(Search *X, int id, const int *order, int L, double h0, doub
  * separates it from the baseline peak; each rung is the best of
  * LADDER_WIDTH runs, as single runs vary a lot. Measured on RL3
  * (Moccasin's rl_n500) at 70 %, six seeds each: fastsa's search ended at
- * +5.1-5.6 % without the descent and at +4.2-5.1 % with it (see
- * docs/solvers/fastsa.md). */
+ * +4.9-5.8 % without the descent and at +4.5-4.9 % with it
+ * (docs/solvers/fastsa.md). */
 enum { LADDER_RUNGS = 4, LADDER_WIDTH = 2 };
 #define LADDER_TOP 0.25
 #define LADDER_SHARE 6.0    /* of the search's time, in single runs' shares */
