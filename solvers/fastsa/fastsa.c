@@ -71,6 +71,7 @@ typedef struct {
      * one node: grp_nodes[grp_off[i]..grp_off[i+1])) */
     int best_from, runs;
     int *grp_off, *grp_nodes, ngrp;
+    int64_t base_peak;      /* the graph order's peak, once per solver */
 } FastSA;
 
 /* The best plan of a search so far, as graph nodes. */
@@ -147,7 +148,7 @@ static int keeps_pins(const Graph *g, const unsigned char *rule, const int *step
 
 typedef struct {
     Solver *s;
-    int64_t budget, base_peak;  /* the search's budget; the graph order's peak */
+    int64_t budget;
     double deadline;
     Rng rng;
     Progress *p;
@@ -239,13 +240,13 @@ enum { LADDER_RUNGS = 4, LADDER_WIDTH = 2 };
 
 static int run_ladder(Search *X, int id, const int *order, int L, double until)
 {
-    int64_t B = X->budget;
+    int64_t B = X->budget, base = ((const FastSA *)X->s->state)->base_peak;
     Best cur = {.steps = xmallocarray((size_t)L + 1, sizeof(int)), .T = L};
     memcpy(cur.steps, order, (size_t)L * sizeof(int));
     int rc = 0;
     for (int k = 0; k < LADDER_RUNGS && rc == 0; k++) {
         int up = LADDER_RUNGS - 1 - k;
-        int64_t b = B + (int64_t)((double)(X->base_peak - B) * LADDER_TOP * up / (LADDER_RUNGS - 1));
+        int64_t b = B + (int64_t)((double)(base - B) * LADDER_TOP * up / (LADDER_RUNGS - 1));
         Best rung = {0};
         for (int j = 0; j < LADDER_WIDTH && rc == 0; j++) {
             double now = clock_now();
@@ -374,12 +375,10 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     Search X = {.s = s, .budget = budget, .p = p};
     double t0 = clock_now();
     X.deadline = t0 + time_limit;
-    double bc;
-    sim_baseline(g, &X.base_peak, &bc);
     /* no budget: the cheapest plan that peaks no higher than the graph's
      * own order */
     if (budget == PLAN_NO_BUDGET)
-        X.budget = X.base_peak;
+        X.budget = fs->base_peak;
     int L, rc = 0;
     int *order = sim_baseline_order(g, &L);
     if (L == 0) {
@@ -392,7 +391,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     for (int i = 0; i < nstarts; i++)
         use_prev += starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T);
     /* the descent applies when the budget is below the graph order's peak */
-    int ladder = full && prm->descent && X.budget < X.base_peak;
+    int ladder = full && prm->descent && X.budget < fs->base_peak;
     /* runs before the reheats, each with its share of what is left (a run
      * that stalls early leaves its time to the next; the descent, made of
      * LADDER_RUNGS * LADDER_WIDTH runs, has LADDER_SHARE shares); a fifth
@@ -539,6 +538,8 @@ static int fastsa_prepare(Solver *s, Err *e)
     prm.seed = (uint64_t)seed;
     FastSA *st = xcalloc(1, sizeof *st);
     st->prm = prm;
+    double bc;
+    sim_baseline(s->g, &st->base_peak, &bc);
     units_plain(&st->U, s->g);
     s->state = st;
     return ERR_OK;
