@@ -131,8 +131,7 @@ static int exact_applies(const Solver *s)
 
 static int auto_prepare(Solver *s, Err *e)
 {
-    Auto *a = xcalloc(1, sizeof *a);
-    s->state = a;
+    Auto *a = s->state;
     a->last_pick = -1;
     a->exact_budget = -1;
     a->cover_budget = -1;
@@ -574,12 +573,9 @@ static int auto_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 static void auto_release(Solver *s)
 {
     Auto *a = s->state;
-    if (!a)
-        return;
     for (int i = 0; i < N_MEMBERS; i++)
         solver_free(a->m[i]);
     solver_free(a->fsa);
-    free(a);
 }
 
 const SolverClass solver_auto = {
@@ -588,6 +584,7 @@ const SolverClass solver_auto = {
     .caps = SOLVER_CONSTRAINTS,
     .optimal_among = "among plans whose first runs follow the graph's order or this plan's",
     .params = params,
+    .state_size = sizeof(Auto),
     .prepare = auto_prepare,
     .solve = auto_solve,
     .resolve = auto_resolve,

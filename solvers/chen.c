@@ -176,7 +176,7 @@ static int chen_prepare(Solver *s, Err *e)
         return err_set(e, ERR_UNSUPPORTED,
                        "chen: no articulation points in the forward part: chen needs a chain-like graph");
     }
-    Chen *st = xcalloc(1, sizeof *st);
+    Chen *st = s->state;
     st->cand = cand;
     st->m = m;
     st->topo = sim_baseline_order(g, &st->T);
@@ -187,7 +187,6 @@ static int chen_prepare(Solver *s, Err *e)
         st->pos[st->topo[t]] = t;
     st->seg = xmallocarray((size_t)g->n, sizeof *st->seg);
     st->ck = xcalloc((size_t)g->n, 1);
-    s->state = st;
     return ERR_OK;
 }
 
@@ -399,20 +398,18 @@ static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 static void chen_release(Solver *s)
 {
     Chen *st = s->state;
-    if (st) {
-        free(st->cand);
-        free(st->topo);
-        free(st->pos);
-        free(st->seg);
-        free(st->ck);
-    }
-    free(st);
+    free(st->cand);
+    free(st->topo);
+    free(st->pos);
+    free(st->seg);
+    free(st->ck);
 }
 
 const SolverClass solver_chen = {
     .name = "chen",
     .title = "Chen et al. sqrt(n) checkpointing: keep segment boundaries, recompute each segment in backward",
     .params = params,
+    .state_size = sizeof(Chen),
     .prepare = chen_prepare,
     .solve = chen_solve,
     .describe = chen_describe,

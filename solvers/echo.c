@@ -86,8 +86,7 @@ static int echo_prepare(Solver *s, Err *e)
             nf++;
         }
     mean = nf ? mean / nf : 0;
-    Echo *st = xcalloc(1, sizeof *st);
-    s->state = st;
+    Echo *st = s->state;
     st->group = xmallocarray((size_t)g->n, sizeof *st->group);
     unsigned char *cheap = xcalloc((size_t)g->n, 1);
     for (int v = 0; v < g->n; v++) {
@@ -302,19 +301,17 @@ static int echo_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 static void echo_release(Solver *s)
 {
     Echo *st = s->state;
-    if (!st)
-        return;
     free(st->group);
     free(st->order);
     free(st->gain);
     free(st->chosen);
-    free(st);
 }
 
 const SolverClass solver_echo = {
     .name = "echo",
     .title = "Echo: recompute cheap subgraphs between heavy ops where the global footprint falls",
     .params = params,
+    .state_size = sizeof(Echo),
     .prepare = echo_prepare,
     .solve = echo_solve,
     .describe = echo_describe,

@@ -289,7 +289,7 @@ static int greedy_prepare(Solver *s, Err *e)
 {
     (void)e;
     const Graph *g = s->g;
-    Greedy *st = xcalloc(1, sizeof *st);
+    Greedy *st = s->state;
     st->order = sim_baseline_order(g, &st->T);
     st->pos = xmallocarray((size_t)g->n, sizeof *st->pos);
     for (int v = 0; v < g->n; v++)
@@ -308,7 +308,6 @@ static int greedy_prepare(Solver *s, Err *e)
     while (csr_next(&c));
     st->reader_off = c.off;
     st->reader_pos = c.adj;
-    s->state = st;
     return ERR_OK;
 }
 
@@ -372,19 +371,17 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
 static void greedy_release(Solver *s)
 {
     Greedy *st = s->state;
-    if (st) {
-        free(st->order);
-        free(st->pos);
-        free(st->reader_off);
-        free(st->reader_pos);
-    }
-    free(st);
+    free(st->order);
+    free(st->pos);
+    free(st->reader_off);
+    free(st->reader_pos);
 }
 
 const SolverClass solver_greedy = {
     .name = "greedy",
     .title = "GreedyRemat (XLA): walk a topological order, drop and recompute the largest value when over budget",
     .params = params,
+    .state_size = sizeof(Greedy),
     .prepare = greedy_prepare,
     .solve = greedy_solve,
     .release = greedy_release,

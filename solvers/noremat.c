@@ -89,9 +89,8 @@ static int noremat_prepare(Solver *s, Err *e)
     int memory;   /* order: graph|memory */
     if (solver_opt_choice(s, "order", &memory, e))
         return e->code;
-    NoRemat *st = xcalloc(1, sizeof *st);
+    NoRemat *st = s->state;
     st->order = memory ? mem_aware_order(s->g, &st->T) : sim_baseline_order(s->g, &st->T);
-    s->state = st;
     return ERR_OK;
 }
 
@@ -109,9 +108,7 @@ static int noremat_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err 
 static void noremat_release(Solver *s)
 {
     NoRemat *st = s->state;
-    if (st)
-        free(st->order);
-    free(st);
+    free(st->order);
 }
 
 const SolverClass solver_noremat = {
@@ -119,6 +116,7 @@ const SolverClass solver_noremat = {
     .title = "no recomputation: run every node once, free each value after its last use",
     .caps = SOLVER_BUDGETLESS,
     .params = params,
+    .state_size = sizeof(NoRemat),
     .prepare = noremat_prepare,
     .solve = noremat_solve,
     .release = noremat_release,

@@ -34,15 +34,12 @@ import operator
 import os
 import sys
 
-try:
-    import torch
-    import torch.fx
-    from torch.fx.passes.shape_prop import ShapeProp
-except ImportError:
-    sys.exit("export_torch: PyTorch is not installed for %s (apt-get install python3-torch "
-             "python3-torchvision)" % sys.executable)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from need_torch import need_torch  # noqa: E402
+need_torch("export_torch")
+import torch  # noqa: E402
+import torch.fx  # noqa: E402
+from torch.fx.passes.shape_prop import ShapeProp  # noqa: E402
 from remat_graph import SAVED, VIEWS, add_training, kept_for_backward, with_bases, write_graph  # noqa: E402
 import torch_joint  # noqa: E402
 

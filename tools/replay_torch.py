@@ -36,13 +36,10 @@ import os
 import sys
 import time
 
-try:
-    import torch
-except ImportError:
-    sys.exit("replay_torch: PyTorch is not installed for %s (apt-get install python3-torch "
-             "python3-torchvision)" % sys.executable)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from need_torch import need_torch  # noqa: E402
+need_torch("replay_torch")
+import torch  # noqa: E402
 import torch_joint  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 

@@ -228,8 +228,6 @@ static void build_het(const Join *st, const JhCand *c, Plan *out)
 static void join_release(Solver *s)
 {
     Join *st = s->state;
-    if (!st)
-        return;
     for (int i = 0; i < st->n_groups; i++) {
         free(st->fwd[i].v);
         free(st->bwd[i].v);
@@ -242,8 +240,6 @@ static void join_release(Solver *s)
     joindp_free(&st->dp);
     jh_free(&st->jh);
     free(st->cands);
-    free(st);
-    s->state = NULL;
 }
 
 static int find(int *uf, int x)
@@ -549,8 +545,7 @@ static int join_prepare(Solver *s, Err *e)
         free(fw), free(fpos), free(comp);
         return rc;
     }
-    Join *st = xcalloc(1, sizeof *st);
-    s->state = st;
+    Join *st = s->state;
     st->k = k;
     st->strategy = strategy;
     st->join_node = fw[jp];
@@ -580,8 +575,6 @@ static int join_prepare(Solver *s, Err *e)
         }
     }
     free(gstage);
-    if (rc)
-        join_release(s);
     return rc;
 }
 
@@ -748,6 +741,7 @@ const SolverClass solver_join = {
     .name = "join",
     .title = "Join graphs: k chains meeting at a join (Beaumont et al. 2020 DP, Theorem 3.3)",
     .params = params,
+    .state_size = sizeof(Join),
     .prepare = join_prepare,
     .solve = join_solve,
     .describe = join_describe,

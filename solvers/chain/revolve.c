@@ -138,8 +138,6 @@ static void build(const Solver *s, int c, Plan *out)
     rev(s, 0, st->L, c, out);
 }
 
-static void revolve_release(Solver *s);
-
 /* Per-stage figures for the heterogeneous DP: forward cost, the size of the
  * value crossing out of the stage (what a checkpoint holds) and the rest of
  * the stage's forward values (its tape). Memory is cut into mem_resolution
@@ -290,7 +288,7 @@ static int revolve_prepare(Solver *s, Err *e)
     int n = g->n;
     if (pairing_require(g, "revolve", e))
         return e->code;
-    Revolve *st = xcalloc(1, sizeof *st);
+    Revolve *st = s->state;
     st->stage_of = xmallocarray((size_t)n, sizeof *st->stage_of);
     st->order = xmallocarray((size_t)n, sizeof *st->order);
     int *left = xcalloc((size_t)n, sizeof *left);
@@ -334,14 +332,10 @@ static int revolve_prepare(Solver *s, Err *e)
             L = st->stage_of[v] + 1;
     free(left);
     free(seen);
-    if (L < 2) {
-        free(st->stage_of);
-        free(st->order);
-        free(st);
+    if (L < 2)
         return err_set(e, ERR_UNSUPPORTED,
                        "revolve: forward part is not a chain of stages "
                        "(no point where a single value separates the forward graph)");
-    }
     /* Backward stage: that of the paired forward node (grad_of, or
      * src/graph/pairing.h's inference); a node reading backward values of
      * several stages runs with the earliest-reversed (lowest) of them. */
@@ -364,22 +358,10 @@ static int revolve_prepare(Solver *s, Err *e)
     int C = L;
     st->F = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *st->F);
     st->S = xcalloc((size_t)(C + 1) * (LMAX + 1), sizeof *st->S);
-    if (L > LMAX) {
-        free(st->stage_of);
-        free(st->order);
-        free(st->F);
-        free(st->S);
-        free(st);
+    if (L > LMAX)
         return err_set(e, ERR_UNSUPPORTED, "revolve: %d stages, more than %d", L, LMAX);
-    }
     fill(L, C, st->F, st->S);
-    s->state = st;
-    int rc = hetero_prepare(s, e);
-    if (rc) {
-        revolve_release(s);
-        s->state = NULL;
-    }
-    return rc;
+    return hetero_prepare(s, e);
 }
 
 /* One OVERLAY_SEGMENT group per stage (its forward nodes); the size shown
@@ -420,14 +402,11 @@ static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *
 static void revolve_release(Solver *s)
 {
     Revolve *st = s->state;
-    if (st) {
-        free(st->stage_of);
-        free(st->order);
-        free(st->F);
-        free(st->S);
-        chaindp_free(&st->dp);
-    }
-    free(st);
+    free(st->stage_of);
+    free(st->order);
+    free(st->F);
+    free(st->S);
+    chaindp_free(&st->dp);
 }
 
 static const SolverParam params[] = {
@@ -442,6 +421,7 @@ const SolverClass solver_revolve = {
     .name = "revolve",
     .title = "Revolve: optimal checkpoint placement on a chain of stages (Opt0 DP)",
     .params = params,
+    .state_size = sizeof(Revolve),
     .prepare = revolve_prepare,
     .solve = revolve_solve,
     .describe = revolve_describe,

@@ -54,7 +54,7 @@ static int checkmate_prepare(Solver *s, Err *e)
     long long maxn;
     if (solver_opt_int(s, "max_nodes", &maxn, e))
         return e->code;
-    Checkmate *st = xcalloc(1, sizeof *st);
+    Checkmate *st = s->state;
     st->idx = xmallocarray((size_t)g->n, sizeof *st->idx);
     st->pos = xmallocarray((size_t)g->n, sizeof *st->pos);
     for (int v = 0; v < g->n; v++) {
@@ -64,7 +64,6 @@ static int checkmate_prepare(Solver *s, Err *e)
             st->idx[st->m++] = v;
         }
     }
-    s->state = st;
     if (st->m > maxn)
         return err_set(e, ERR_LIMIT,
                        "checkmate-free: %d nodes exceed max_nodes=%lld; the exact MILP is for small "
@@ -370,11 +369,8 @@ static int checkmate_describe(const Solver *s, const Plan *pl, Overlay *out, Err
 static void checkmate_release(Solver *s)
 {
     Checkmate *st = s->state;
-    if (!st)
-        return;
     free(st->idx);
     free(st->pos);
-    free(st);
 }
 
 const SolverClass solver_checkmate_free = {
@@ -383,6 +379,7 @@ const SolverClass solver_checkmate_free = {
     .caps = SOLVER_EXACT,
     .optimal_among = "among plans of at most its steps= steps",
     .params = params,
+    .state_size = sizeof(Checkmate),
     .prepare = checkmate_prepare,
     .solve = checkmate_solve,
     .describe = checkmate_describe,

@@ -65,9 +65,8 @@ static int milp_prepare(Solver *s, Err *e)
                        "checkmate: %d nodes exceed max_nodes=%lld; the MILP grows with the square of "
                        "the nodes (raise max_nodes, or use checkmate-lp, fastsa or auto)",
                        m, maxn);
-    Milp *st = xcalloc(1, sizeof *st);
+    Milp *st = s->state;
     snprintf(st->status, sizeof st->status, "not solved yet");
-    s->state = st;
     return ERR_OK;
 }
 
@@ -627,19 +626,14 @@ static int milp_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     return ERR_OK;
 }
 
-static void milp_release(Solver *s)
-{
-    free(s->state);
-}
-
 const SolverClass solver_checkmate = {
     .name = "checkmate",
     .title = "Checkmate's MILP on a fixed order (CBC): least cost under the budget, proven optimal for that order",
     .caps = SOLVER_EXACT | SOLVER_CONSTRAINTS,
     .optimal_among = "among plans whose first runs follow the orders it solved",
     .params = params,
+    .state_size = sizeof(Milp),
     .prepare = milp_prepare,
     .solve = milp_solve,
     .describe = milp_describe,
-    .release = milp_release,
 };

@@ -536,12 +536,11 @@ static int fastsa_prepare(Solver *s, Err *e)
     prm.group_max = (int)gmax;
     prm.seed_max_nodes = (int)smax;
     prm.seed = (uint64_t)seed;
-    FastSA *st = xcalloc(1, sizeof *st);
+    FastSA *st = s->state;
     st->prm = prm;
     double bc;
     sim_baseline(s->g, &st->base_peak, &bc);
     units_plain(&st->U, s->g);
-    s->state = st;
     return ERR_OK;
 }
 
@@ -646,12 +645,9 @@ static int fastsa_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e
 static void fastsa_release(Solver *s)
 {
     FastSA *fs = s->state;
-    if (fs) {
-        units_done(&fs->U);
-        free(fs->grp_off);
-        free(fs->grp_nodes);
-    }
-    free(fs);
+    units_done(&fs->U);
+    free(fs->grp_off);
+    free(fs->grp_nodes);
 }
 
 void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int **sched, int *T,
@@ -725,6 +721,7 @@ const SolverClass solver_fastsa = {
     .title = "FastSA: simulated annealing over a slotted sequence, peak kept by a segment tree",
     .caps = SOLVER_CONSTRAINTS,
     .params = params,
+    .state_size = sizeof(FastSA),
     .prepare = fastsa_prepare,
     .solve = fastsa_solve,
     .resolve = fastsa_resolve,

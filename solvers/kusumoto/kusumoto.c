@@ -82,42 +82,27 @@ static int kus_prepare(Solver *s, Err *e)
                                cls_name(s), g->nodes[v].id, phase_name(ph), g->nodes[u].id);
         }
     }
-    Kus *st = xcalloc(1, sizeof *st);
+    Kus *st = s->state;
     st->approx = strcmp(cls_name(s), "kusumoto-approx") == 0;
-    if (solver_opt_choice(s, "strategy", &st->memory, e)) {   /* time|memory */
-        free(st);
+    if (solver_opt_choice(s, "strategy", &st->memory, e))   /* time|memory */
         return e->code;
-    }
     long long res = 0, fm = 0, maxsets = 0;
     if (solver_opt_int(s, "resolution", &res, e) || solver_opt_int(s, "front_max", &fm, e) ||
-        (!st->approx && solver_opt_int(s, "max_lower_sets", &maxsets, e))) {
-        free(st);
+        (!st->approx && solver_opt_int(s, "max_lower_sets", &maxsets, e)))
         return e->code;
-    }
-    if (res < 1 || res > 100000 || fm < 1 || fm > 100000 || (!st->approx && maxsets < 1)) {
-        free(st);
+    if (res < 1 || res > 100000 || fm < 1 || fm > 100000 || (!st->approx && maxsets < 1))
         return err_set(e, ERR_USAGE,
                        "%s: resolution and front_max must be in 1..100000, max_lower_sets >= 1",
                        cls_name(s));
-    }
     st->front_max = (long)fm;
+    /* the exact DP's family, and the approximation's for its fallback;
+     * on failure kus_release frees whichever was made */
     st->f = kus_family_new(g, st->approx, (long)maxsets, e);
-    if (!st->f) {
-        free(st);
+    if (!st->f || (!st->approx && !(st->f2 = kus_family_new(g, 1, 0, e))))
         return e->code;
-    }
-    if (!st->approx) {
-        st->f2 = kus_family_new(g, 1, 0, e);
-        if (!st->f2) {
-            kus_family_free(st->f);
-            free(st);
-            return e->code;
-        }
-    }
     double total = st->f->C[st->f->N - 1];
     st->unit = total > 0 ? total / (double)res : 1;
     st->last = -1;
-    s->state = st;
     return ERR_OK;
 }
 
@@ -299,13 +284,10 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 static void kus_release(Solver *s)
 {
     Kus *st = s->state;
-    if (!st)
-        return;
     drop_front(s);
     free(st->cand);
     kus_family_free(st->f);
     kus_family_free(st->f2);
-    free(st);
 }
 
 #define COMMON_PARAMS \
@@ -329,6 +311,7 @@ const SolverClass solver_kusumoto_exact = {
     .name = "kusumoto-exact",
     .title = "Kusumoto et al.: DP over all lower sets of the forward part (canonical strategy)",
     .params = params_exact,
+    .state_size = sizeof(Kus),
     .prepare = kus_prepare,
     .solve = kus_solve,
     .describe = kus_describe,
@@ -339,6 +322,7 @@ const SolverClass solver_kusumoto_approx = {
     .name = "kusumoto-approx",
     .title = "Kusumoto et al.: DP over ancestor sets of single nodes (fast approximation)",
     .params = params_approx,
+    .state_size = sizeof(Kus),
     .prepare = kus_prepare,
     .solve = kus_solve,
     .describe = kus_describe,

@@ -385,7 +385,7 @@ static int tw_prepare(Solver *s, Err *e)
                            "handles", m, TREEDEC_MAX_N)
                  : err_set(e, ERR_UNSUPPORTED, "twremat: the graph has only input nodes");
     }
-    TW *st = xcalloc(1, sizeof *st);
+    TW *st = s->state;
     st->m = m;
     st->kopt = kopt;
     st->max_steps = max_steps;
@@ -401,11 +401,8 @@ static int tw_prepare(Solver *s, Err *e)
     int rc = treedec_min_fill(m, off, adj, &st->td, s->prepare_progress, e);
     free(off);
     free(adj);
-    if (rc) {
-        free(st->vert_node);
-        free(st);
+    if (rc)
         return rc;
-    }
     treedec_shrink(&st->td);
     int B = st->td.nbags;
     st->cpar = xmallocarray((size_t)B, sizeof *st->cpar);
@@ -418,7 +415,6 @@ static int tw_prepare(Solver *s, Err *e)
     euler_intervals(st);
     owners(st, g);
     candidate_ks(st);
-    s->state = st;
     return ERR_OK;
 }
 
@@ -561,8 +557,6 @@ static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
 static void tw_release(Solver *s)
 {
     TW *st = s->state;
-    if (!st)
-        return;
     treedec_done(&st->td);
     free(st->vert_node);
     free(st->cpar);
@@ -577,13 +571,13 @@ static void tw_release(Solver *s)
     for (int i = 0; i < st->ncand; i++)
         free(st->cand[i].steps);
     free(st->cand);
-    free(st);
 }
 
 const SolverClass solver_twremat = {
     .name = "twremat",
     .title = "TWRemat: divide and conquer over a min-fill tree decomposition (Kumar et al. 2019)",
     .params = params,
+    .state_size = sizeof(TW),
     .prepare = tw_prepare,
     .solve = tw_solve,
     .describe = tw_describe,

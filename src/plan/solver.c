@@ -249,6 +249,8 @@ Solver *solver_new_cancellable(const SolverClass *cls, const Graph *g, const Sol
     if (opts)
         for (int i = 0; i < opts->n; i++)
             opts_put(&s->opts, opts->key[i], strlen(opts->key[i]), opts->val[i]);
+    if (cls->state_size)
+        s->state = xcalloc(1, cls->state_size);
     if (cls->prepare) {
         s->prepare_progress = prog;
         int rc = cls->prepare(s, e);
@@ -269,6 +271,7 @@ void solver_free(Solver *s)
         return;
     if (s->cls->release)
         s->cls->release(s);
+    free(s->state);
     solver_opts_done(&s->opts);
     free(s->rule);
     cands_done(&s->cands);

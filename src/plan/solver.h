@@ -103,6 +103,11 @@ typedef struct SolverClass {
      * ("in the orders it solved"); NULL: every plan of the graph. */
     const char *optimal_among;
     const SolverParam *params;/* terminated by {NULL} */
+    /* Bytes of private state: solver_new allocates them zeroed in
+     * s->state before prepare, solver_free frees them after release, so a
+     * prepare that fails half-way leaves nothing to undo but what release
+     * frees anyway. 0: no state. */
+    size_t state_size;
     /* Budget-independent work; may refuse a graph with ERR_UNSUPPORTED and
      * a message saying why ("no articulation points"). Optional. */
     int (*prepare)(Solver *s, Err *e);
@@ -112,7 +117,8 @@ typedef struct SolverClass {
     int (*resolve)(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e);
     /* Optional: structure of the last solve (groups of nodes). */
     int (*describe)(const Solver *s, const Plan *pl, Overlay *out, Err *e);
-    /* Free state. Optional. */
+    /* Free what the state points to (not the state itself); also called
+     * after a failed prepare, on a partly filled state. Optional. */
     void (*release)(Solver *s);
 } SolverClass;
 

@@ -202,14 +202,8 @@ static void test_bad_options(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_never_worse_than_members),
-        cmocka_unit_test(test_exact_member),
-        cmocka_unit_test(test_resolve_from_pool),
-        cmocka_unit_test(test_resolve_bound_is_its_budgets),
-        cmocka_unit_test(test_bad_options),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_never_worse_than_members)
+        TU_TEST(test_exact_member)
+        TU_TEST(test_resolve_from_pool)
+        TU_TEST(test_resolve_bound_is_its_budgets)
+        TU_TEST(test_bad_options))

@@ -590,22 +590,16 @@ static void test_pin_force(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_baseline_exact),
-        cmocka_unit_test(test_model_recomputing_schedules),
-        cmocka_unit_test(test_milp_tiny),
-        cmocka_unit_test(test_budget_exact),
-        cmocka_unit_test(test_order_both),
-        cmocka_unit_test(test_lp_rounding_plans),
-        cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_inputs_only),
-        cmocka_unit_test(test_start_meets_cover),
-        cmocka_unit_test(test_pin_force),
-        cmocka_unit_test(test_order_search_brute),
-        cmocka_unit_test(test_order_search_cbc),
-        cmocka_unit_test(test_public_vgg16),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_model_baseline_exact)
+        TU_TEST(test_model_recomputing_schedules)
+        TU_TEST(test_milp_tiny)
+        TU_TEST(test_budget_exact)
+        TU_TEST(test_order_both)
+        TU_TEST(test_lp_rounding_plans)
+        TU_TEST(test_cancel)
+        TU_TEST(test_inputs_only)
+        TU_TEST(test_start_meets_cover)
+        TU_TEST(test_pin_force)
+        TU_TEST(test_order_search_brute)
+        TU_TEST(test_order_search_cbc)
+        TU_TEST(test_public_vgg16))

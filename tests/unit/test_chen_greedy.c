@@ -225,17 +225,11 @@ static void test_chen_random(void **state TU_UNUSED)
     assert_true(refused > 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_greedy_fig1_budget3),
-        cmocka_unit_test(test_greedy_fig1_equals_noremat),
-        cmocka_unit_test(test_greedy_fig1_below_min_peak),
-        cmocka_unit_test(test_chen_chain32),
-        cmocka_unit_test(test_chen_describe_and_resolve),
-        cmocka_unit_test(test_chen_refusals),
-        cmocka_unit_test(test_greedy_random),
-        cmocka_unit_test(test_chen_random),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_greedy_fig1_budget3)
+        TU_TEST(test_greedy_fig1_equals_noremat)
+        TU_TEST(test_greedy_fig1_below_min_peak)
+        TU_TEST(test_chen_chain32)
+        TU_TEST(test_chen_describe_and_resolve)
+        TU_TEST(test_chen_refusals)
+        TU_TEST(test_greedy_random)
+        TU_TEST(test_chen_random))

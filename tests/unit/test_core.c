@@ -447,17 +447,16 @@ static void test_subproc_late_eof(void **st TU_UNUSED)
     free(out);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fig1_figures),     cmocka_unit_test(test_invalid_schedules),
-        cmocka_unit_test(test_inputs_workspace), cmocka_unit_test(test_random_vs_checker),
-        cmocka_unit_test(test_graph_errors),     cmocka_unit_test(test_round_trips),
-        cmocka_unit_test(test_dot_errors),       cmocka_unit_test(test_transform),
-        cmocka_unit_test(test_units),            cmocka_unit_test(test_plan_json),
-        cmocka_unit_test(test_noremat_memory_order),
-        cmocka_unit_test(test_solver_param_tables),
-        cmocka_unit_test(test_subproc_late_eof),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_fig1_figures)
+        TU_TEST(test_invalid_schedules)
+        TU_TEST(test_inputs_workspace)
+        TU_TEST(test_random_vs_checker)
+        TU_TEST(test_graph_errors)
+        TU_TEST(test_round_trips)
+        TU_TEST(test_dot_errors)
+        TU_TEST(test_transform)
+        TU_TEST(test_units)
+        TU_TEST(test_plan_json)
+        TU_TEST(test_noremat_memory_order)
+        TU_TEST(test_solver_param_tables)
+        TU_TEST(test_subproc_late_eof))

@@ -74,11 +74,5 @@ static void inputs_only_graph(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(below_lower_bound_is_refused),
-        cmocka_unit_test(inputs_only_graph),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(below_lower_bound_is_refused)
+        TU_TEST(inputs_only_graph))

@@ -135,12 +135,6 @@ static void test_refusals(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_below_order_optimum),
-        cmocka_unit_test(test_below_every_plan),
-        cmocka_unit_test(test_refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_below_order_optimum)
+        TU_TEST(test_below_every_plan)
+        TU_TEST(test_refusals))

@@ -216,10 +216,4 @@ static void test_every_solver(void **st TU_UNUSED)
     assert_int_equal(failures, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_solver),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_every_solver))

@@ -114,13 +114,7 @@ static void test_refuses_forward_only(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lstm_like_chain),
-        cmocka_unit_test(test_figure7_not_recomputed),
-        cmocka_unit_test(test_random_never_worse),
-        cmocka_unit_test(test_refuses_forward_only),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_lstm_like_chain)
+        TU_TEST(test_figure7_not_recomputed)
+        TU_TEST(test_random_never_worse)
+        TU_TEST(test_refuses_forward_only))

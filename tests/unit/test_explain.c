@@ -296,16 +296,10 @@ static void export_beside_dot_loads(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(advice_ranks_held_values),
-        cmocka_unit_test(band_shows_groups_and_reruns),
-        cmocka_unit_test(baseline_runs_on_its_own_axis),
-        cmocka_unit_test(fit_in_hundredths),
-        cmocka_unit_test(session_keeps_options_rules_and_facts),
-        cmocka_unit_test(export_format_from_the_name),
-        cmocka_unit_test(export_beside_dot_loads),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(advice_ranks_held_values)
+        TU_TEST(band_shows_groups_and_reruns)
+        TU_TEST(baseline_runs_on_its_own_axis)
+        TU_TEST(fit_in_hundredths)
+        TU_TEST(session_keeps_options_rules_and_facts)
+        TU_TEST(export_format_from_the_name)
+        TU_TEST(export_beside_dot_loads))

@@ -533,24 +533,18 @@ static void test_bad_options(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_segtree_vs_array),
-        cmocka_unit_test(test_segtreef_vs_array),
-        cmocka_unit_test(test_incremental_peak_matches_sim),
-        cmocka_unit_test(test_chain32_budgets),
-        cmocka_unit_test(test_never_worse_than_its_starts),
-        cmocka_unit_test(test_descent_never_worse),
-        cmocka_unit_test(test_pin_force),
-        cmocka_unit_test(test_describe_groups),
-        cmocka_unit_test(test_fig1),
-        cmocka_unit_test(test_same_seed_same_plan),
-        cmocka_unit_test(test_resolve_warm_start),
-        cmocka_unit_test(test_resolve_below_missed_floor),
-        cmocka_unit_test(test_random_plans),
-        cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_bad_options),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_segtree_vs_array)
+        TU_TEST(test_segtreef_vs_array)
+        TU_TEST(test_incremental_peak_matches_sim)
+        TU_TEST(test_chain32_budgets)
+        TU_TEST(test_never_worse_than_its_starts)
+        TU_TEST(test_descent_never_worse)
+        TU_TEST(test_pin_force)
+        TU_TEST(test_describe_groups)
+        TU_TEST(test_fig1)
+        TU_TEST(test_same_seed_same_plan)
+        TU_TEST(test_resolve_warm_start)
+        TU_TEST(test_resolve_below_missed_floor)
+        TU_TEST(test_random_plans)
+        TU_TEST(test_cancel)
+        TU_TEST(test_bad_options))

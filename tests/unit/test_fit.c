@@ -73,12 +73,6 @@ static void test_remat_fits_more(void **st TU_UNUSED)
     graph_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scaled),
-        cmocka_unit_test(test_plain_exact),
-        cmocka_unit_test(test_remat_fits_more),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_scaled)
+        TU_TEST(test_plain_exact)
+        TU_TEST(test_remat_fits_more))

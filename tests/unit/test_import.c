@@ -265,14 +265,8 @@ static void test_dot_comment_after_graph(void **st TU_UNUSED)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_moccasin_public),
-        cmocka_unit_test(test_nodelink_edge_cases),
-        cmocka_unit_test(test_pfn),
-        cmocka_unit_test(test_remat2),
-        cmocka_unit_test(test_dot_comment_after_graph),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_moccasin_public)
+        TU_TEST(test_nodelink_edge_cases)
+        TU_TEST(test_pfn)
+        TU_TEST(test_remat2)
+        TU_TEST(test_dot_comment_after_graph))

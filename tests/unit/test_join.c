@@ -426,21 +426,15 @@ static void test_options(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_min_slots),
-        cmocka_unit_test(test_k1_is_opt0),
-        cmocka_unit_test(test_chaindp),
-        cmocka_unit_test(test_join3),
-        cmocka_unit_test(test_siamese),
-        cmocka_unit_test(test_join_vs_brute),
-        cmocka_unit_test(test_refuse),
-        cmocka_unit_test(test_hetero_revolve),
-        cmocka_unit_test(test_siamese_hetero),
-        cmocka_unit_test(test_join3_hetero),
-        cmocka_unit_test(test_equal_stages),
-        cmocka_unit_test(test_options),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_min_slots)
+        TU_TEST(test_k1_is_opt0)
+        TU_TEST(test_chaindp)
+        TU_TEST(test_join3)
+        TU_TEST(test_siamese)
+        TU_TEST(test_join_vs_brute)
+        TU_TEST(test_refuse)
+        TU_TEST(test_hetero_revolve)
+        TU_TEST(test_siamese_hetero)
+        TU_TEST(test_join3_hetero)
+        TU_TEST(test_equal_stages)
+        TU_TEST(test_options))

@@ -705,18 +705,12 @@ static void test_family(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_family),
-        cmocka_unit_test(test_emit_chain),
-        cmocka_unit_test(test_dp_vs_brute),
-        cmocka_unit_test(test_vs_canonical_sim),
-        cmocka_unit_test(test_samples),
-        cmocka_unit_test(test_chain32),
-        cmocka_unit_test(test_strategies),
-        cmocka_unit_test(test_resolve_describe),
-        cmocka_unit_test(test_refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_family)
+        TU_TEST(test_emit_chain)
+        TU_TEST(test_dp_vs_brute)
+        TU_TEST(test_vs_canonical_sim)
+        TU_TEST(test_samples)
+        TU_TEST(test_chain32)
+        TU_TEST(test_strategies)
+        TU_TEST(test_resolve_describe)
+        TU_TEST(test_refusals))

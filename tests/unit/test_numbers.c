@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "tests/unit/testutil.h"
 
 #include "src/graph/graph.h"
 #include "src/graph/json_util.h"
@@ -150,12 +151,9 @@ static void test_bytes_add(void **st)
     assert_true(bytes_add(big, -big) == 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_num_parse_int),  cmocka_unit_test(test_num_parse_real),
-        cmocka_unit_test(test_json_exact),     cmocka_unit_test(test_json_refusals),
-        cmocka_unit_test(test_budgets),        cmocka_unit_test(test_bytes_add),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_num_parse_int)
+        TU_TEST(test_num_parse_real)
+        TU_TEST(test_json_exact)
+        TU_TEST(test_json_refusals)
+        TU_TEST(test_budgets)
+        TU_TEST(test_bytes_add))

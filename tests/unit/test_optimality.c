@@ -118,11 +118,5 @@ static void test_solvers_vs_optimum(void **st TU_UNUSED)
         assert_true(exact_equal >= 20);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_brute_fig1),
-        cmocka_unit_test(test_solvers_vs_optimum),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_brute_fig1)
+        TU_TEST(test_solvers_vs_optimum))

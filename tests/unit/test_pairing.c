@@ -107,14 +107,8 @@ static void test_refusal(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain),
-        cmocka_unit_test(test_product_of_branches),
-        cmocka_unit_test(test_side_value),
-        cmocka_unit_test(test_grad_of_wins),
-        cmocka_unit_test(test_refusal),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_chain)
+        TU_TEST(test_product_of_branches)
+        TU_TEST(test_side_value)
+        TU_TEST(test_grad_of_wins)
+        TU_TEST(test_refusal))

@@ -133,13 +133,7 @@ static void test_refuse(void **state TU_UNUSED)
     graph_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_opt0),
-        cmocka_unit_test(test_chain),
-        cmocka_unit_test(test_describe),
-        cmocka_unit_test(test_refuse),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_opt0)
+        TU_TEST(test_chain)
+        TU_TEST(test_describe)
+        TU_TEST(test_refuse))

@@ -272,16 +272,10 @@ static void replaced_background_is_cancelled(void **st TU_UNUSED)
     session_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(request_then_plan_arrives),
-        cmocka_unit_test(newer_request_cancels_older),
-        cmocka_unit_test(refusal_keeps_last_plan),
-        cmocka_unit_test(cache_serves_repeats_and_budget_clamps),
-        cmocka_unit_test(cache_is_per_budget_for_budgeted_solvers),
-        cmocka_unit_test(foreground_preempts_background),
-        cmocka_unit_test(replaced_background_is_cancelled),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(request_then_plan_arrives)
+        TU_TEST(newer_request_cancels_older)
+        TU_TEST(refusal_keeps_last_plan)
+        TU_TEST(cache_serves_repeats_and_budget_clamps)
+        TU_TEST(cache_is_per_budget_for_budgeted_solvers)
+        TU_TEST(foreground_preempts_background)
+        TU_TEST(replaced_background_is_cancelled))

@@ -155,13 +155,7 @@ static void test_invalid_left_alone(void **st TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unlimited_drops_every_rerun),
-        cmocka_unit_test(test_limit_kept_and_nothing_left),
-        cmocka_unit_test(test_forced_runs_kept),
-        cmocka_unit_test(test_invalid_left_alone),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_unlimited_drops_every_rerun)
+        TU_TEST(test_limit_kept_and_nothing_left)
+        TU_TEST(test_forced_runs_kept)
+        TU_TEST(test_invalid_left_alone))

@@ -436,17 +436,11 @@ static void cached_plans_are_served_without_the_worker(void **st TU_UNUSED)
     session_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(compare_lists_every_solver_with_true_peaks),
-        cmocka_unit_test(sweep_budgets_span_the_range),
-        cmocka_unit_test(sweep_plans_revalidate_and_chart),
-        cmocka_unit_test(measured_rows_follow_the_values),
-        cmocka_unit_test(play_line_names_allocations_and_frees),
-        cmocka_unit_test(compare_rows_align_and_tell_apart),
-        cmocka_unit_test(cells_draw_every_node_and_edge),
-        cmocka_unit_test(cached_plans_are_served_without_the_worker),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(compare_lists_every_solver_with_true_peaks)
+        TU_TEST(sweep_budgets_span_the_range)
+        TU_TEST(sweep_plans_revalidate_and_chart)
+        TU_TEST(measured_rows_follow_the_values)
+        TU_TEST(play_line_names_allocations_and_frees)
+        TU_TEST(compare_rows_align_and_tell_apart)
+        TU_TEST(cells_draw_every_node_and_edge)
+        TU_TEST(cached_plans_are_served_without_the_worker))

@@ -88,13 +88,7 @@ static void curve_cells_show_plan_baseline_budget_peak(void **st TU_UNUSED)
 #undef CELL
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(slider_round_trips),
-        cmocka_unit_test(steps_map_to_columns_both_ways),
-        cmocka_unit_test(axis_labels_use_units),
-        cmocka_unit_test(curve_cells_show_plan_baseline_budget_peak),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(slider_round_trips)
+        TU_TEST(steps_map_to_columns_both_ways)
+        TU_TEST(axis_labels_use_units)
+        TU_TEST(curve_cells_show_plan_baseline_budget_peak))

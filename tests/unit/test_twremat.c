@@ -542,18 +542,12 @@ static void test_prepare_cancel(void **state TU_UNUSED)
     graph_free(g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_widths),
-        cmocka_unit_test(test_random_graphs),
-        cmocka_unit_test(test_samples_decompose),
-        cmocka_unit_test(test_fig1_exact),
-        cmocka_unit_test(test_samples_plans),
-        cmocka_unit_test(test_chain),
-        cmocka_unit_test(test_max_steps),
-        cmocka_unit_test(test_resolve),
-        cmocka_unit_test(test_prepare_cancel),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(TU_TEST(test_known_widths)
+        TU_TEST(test_random_graphs)
+        TU_TEST(test_samples_decompose)
+        TU_TEST(test_fig1_exact)
+        TU_TEST(test_samples_plans)
+        TU_TEST(test_chain)
+        TU_TEST(test_max_steps)
+        TU_TEST(test_resolve)
+        TU_TEST(test_prepare_cancel))

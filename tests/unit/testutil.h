@@ -26,6 +26,16 @@
 /* For the group state every cmocka test takes and most never read. */
 #define TU_UNUSED __attribute__((unused))
 
+/* A test file's main: TU_MAIN(TU_TEST(test_a) TU_TEST(test_b)) runs the
+ * tests in that order, with no group set-up or tear-down. */
+#define TU_TEST(f) cmocka_unit_test(f),
+#define TU_MAIN(list)                                                                                  \
+    int main(void)                                                                                     \
+    {                                                                                                  \
+        const struct CMUnitTest tests_[] = {list};                                                     \
+        return cmocka_run_group_tests(tests_, NULL, NULL);                                             \
+    }
+
 /* Graph from JSON text; fails the test on error. */
 static inline Graph *tu_graph_json(const char *json)
 {
