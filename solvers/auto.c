@@ -552,22 +552,21 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
 
 /* The winner's own structure when the member's last plan is the answer
  * (its describe speaks of its last solve), else who made it. */
-static int auto_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void auto_describe(const Solver *s, Overlay *out)
 {
     const Auto *a = s->state;
     if (a->last_pick < 0 || a->last_pick >= s->cands.n)
-        return ERR_OK;
+        return;
     const char *who = s->cands.c[a->last_pick].origin;
     for (int i = 0; i <= N_MEMBERS; i++) {
         Solver *m = i < N_MEMBERS ? a->m[i] : a->fsa;
         if (!m || a->last_of[i] != a->last_pick || !m->cls->describe)
             continue;
-        int rc = m->cls->describe(m, pl, out, e);
+        m->cls->describe(m, out);
         overlay_set_titlef(out, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
-        return rc;
+        return;
     }
     overlay_set_titlef(out, "auto, %s's plan (kept from an earlier budget)", who);
-    return ERR_OK;
 }
 
 static void auto_release(Solver *s)

@@ -365,13 +365,12 @@ static int chen_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return rc;
 }
 
-static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void chen_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
     const Graph *g = s->g;
     const Chen *st = s->state;
-    if (!st || st->nseg == 0)
-        return err_set(e, ERR_INVALID, "chen: nothing solved yet");
+    if (st->nseg == 0)
+        return;   /* nothing solved yet: no structure */
     overlay_set_titlef(out, "segments (k=%d, %d candidate boundaries)", st->nseg, st->m);
     char buf[256];
     int *grp = xmallocarray((size_t)st->nseg, sizeof *grp);
@@ -392,7 +391,6 @@ static int chen_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
             overlay_add_node(out, grp[st->seg[v]], v);
     }
     free(grp);
-    return ERR_OK;
 }
 
 static void chen_release(Solver *s)

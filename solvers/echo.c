@@ -276,10 +276,8 @@ static int echo_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return ERR_OK;
 }
 
-static int echo_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void echo_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Echo *st = s->state;
     const Graph *g = s->g;
     char label[128];
@@ -295,7 +293,6 @@ static int echo_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
             if (st->group[v] == c)
                 overlay_add_node(out, gi, v);
     }
-    return ERR_OK;
 }
 
 static void echo_release(Solver *s)

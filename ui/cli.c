@@ -463,10 +463,9 @@ static int cmd_solve(Args *a)
         Overlay ov;
         overlay_init(&ov);
         cJSON *extra = NULL;
-        Err de;
-        err_clear(&de);
-        if (cls->describe && cls->describe(s, &p, &ov, &de) == ERR_OK &&
-            (ov.n || ov.title)) {
+        if (cls->describe)
+            cls->describe(s, &ov);
+        if (ov.n || ov.title) {
             extra = cJSON_CreateObject();
             cJSON_AddItemToObject(extra, "structure", overlay_to_json(&ov, g));
         }

@@ -678,10 +678,8 @@ static int join_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return ERR_OK;
 }
 
-static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void join_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Join *st = s->state;
     const Graph *g = s->g;
     char buf[512];
@@ -722,7 +720,6 @@ static int join_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     int gi = overlay_add(out, OVERLAY_SEGMENT, "turn: join, loss and their backward", -1, 0);
     for (int q = 0; q < st->tail_fwd.n; q++)
         overlay_add_node(out, gi, st->tail_fwd.v[q]);
-    return ERR_OK;
 }
 
 static const SolverParam params[] = {

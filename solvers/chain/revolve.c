@@ -366,10 +366,8 @@ static int revolve_prepare(Solver *s, Err *e)
 
 /* One OVERLAY_SEGMENT group per stage (its forward nodes); the size shown
  * is the stage's last forward value, the one a checkpoint holds. */
-static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void revolve_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Revolve *st = s->state;
     const Graph *g = s->g;
     char buf[128];
@@ -396,7 +394,6 @@ static int revolve_describe(const Solver *s, const Plan *pl, Overlay *out, Err *
                 overlay_add_node(out, gi, v);
         }
     }
-    return ERR_OK;
 }
 
 static void revolve_release(Solver *s)

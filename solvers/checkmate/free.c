@@ -357,13 +357,10 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
     return rc;
 }
 
-static int checkmate_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void checkmate_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Checkmate *st = s->state;
     overlay_set_titlef(out, "checkmate MILP: %s", st->status);
-    return ERR_OK;
 }
 
 static void checkmate_release(Solver *s)

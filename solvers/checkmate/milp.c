@@ -617,13 +617,10 @@ int checkmate_solve_from(Solver *s, int64_t budget, const Plan *start, Plan *out
     return milp_run(s, budget, start, out, p, e);
 }
 
-static int milp_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void milp_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Milp *st = s->state;
     overlay_set_titlef(out, "checkmate MILP (CBC): %s", st->status);
-    return ERR_OK;
 }
 
 const SolverClass solver_checkmate = {

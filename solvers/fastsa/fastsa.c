@@ -609,10 +609,8 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     return rc;
 }
 
-static int fastsa_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void fastsa_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const FastSA *fs = s->state;
     const Graph *g = s->g;
     char from[96], buf[160];
@@ -639,7 +637,6 @@ static int fastsa_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e
         for (int k = fs->grp_off[i]; k < fs->grp_off[i + 1]; k++)
             overlay_add_node(out, gi, fs->grp_nodes[k]);
     }
-    return ERR_OK;
 }
 
 static void fastsa_release(Solver *s)

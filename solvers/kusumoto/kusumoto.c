@@ -244,13 +244,11 @@ static int kus_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     return ERR_OK;
 }
 
-static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void kus_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const Kus *st = s->state;
     if (st->last < 0)
-        return ERR_OK;
+        return;
     const KusCand *c = &st->cand[st->last];
     int *blk = xmallocarray((size_t)s->g->n, sizeof *blk);
     Plan tmp;
@@ -278,7 +276,6 @@ static int kus_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
             overlay_add_node(out, gi, f->fwd[f->bd[q]]);
     }
     free(blk);
-    return ERR_OK;
 }
 
 static void kus_release(Solver *s)

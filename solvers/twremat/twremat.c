@@ -508,10 +508,8 @@ static int tw_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 
 /* ---- describe --------------------------------------------------------- */
 
-static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
+static void tw_describe(const Solver *s, Overlay *out)
 {
-    (void)pl;
-    (void)e;
     const TW *st = s->state;
     int B = st->td.nbags;
     int k = st->chosen >= 0 ? st->cand[st->chosen].k : 1;
@@ -551,7 +549,6 @@ static int tw_describe(const Solver *s, const Plan *pl, Overlay *out, Err *e)
     }
     free(gid);
     free(order);
-    return ERR_OK;
 }
 
 static void tw_release(Solver *s)

@@ -115,8 +115,10 @@ typedef struct SolverClass {
     int (*solve)(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e);
     /* Optional: like solve, with the previous plan to reuse. */
     int (*resolve)(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p, Err *e);
-    /* Optional: structure of the last solve (groups of nodes). */
-    int (*describe)(const Solver *s, const Plan *pl, Overlay *out, Err *e);
+    /* Optional: the structure behind the last solve (groups of nodes, a
+     * title) into out; left empty when nothing was solved. It cannot fail:
+     * it only reads what solve kept. */
+    void (*describe)(const Solver *s, Overlay *out);
     /* Free what the state points to (not the state itself); also called
      * after a failed prepare, on a partly filled state. Optional. */
     void (*release)(Solver *s);

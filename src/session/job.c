@@ -227,12 +227,8 @@ static void run_task(Job *j, const Task *t, JobResult *r)
         r->has_plan = (r->rc == ERR_OK || r->rc == ERR_OVER_BUDGET) && r->plan.T > 0;
         if (r->has_plan) {
             plan_copy(&pe->prev, &r->plan);
-            Err de;
-            err_clear(&de);
-            if (t->cls->describe && t->cls->describe(pe->s, &r->plan, &r->ov, &de)) {
-                overlay_done(&r->ov);
-                overlay_init(&r->ov);
-            }
+            if (t->cls->describe)
+                t->cls->describe(pe->s, &r->ov);
         }
     }
     r->secs = clock_now() - t0;

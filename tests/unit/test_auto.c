@@ -137,10 +137,7 @@ static void test_resolve_from_pool(void **st TU_UNUSED)
     assert_true(q.cost <= p.cost);   /* the earlier plan fits the larger budget too */
     assert_non_null(q.origin);
     tu_check_plan(g, &q);
-    plan_done(&p);
-    plan_done(&q);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, &q, NULL);
 }
 
 /* A bound a re-solve carries is one at its own budget: never above the
@@ -169,9 +166,7 @@ static void test_resolve_bound_is_its_budgets(void **st TU_UNUSED)
         p = q;
         plan_init(&q);
     }
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 static void test_bad_options(void **st TU_UNUSED)
@@ -198,8 +193,7 @@ static void test_bad_options(void **st TU_UNUSED)
     Plan p;
     assert_int_equal(tu_solve(g, "auto", PLAN_NO_BUDGET, &p, only), ERR_OK);
     assert_string_equal(p.origin, "greedy");
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 TU_MAIN(TU_TEST(test_never_worse_than_members)

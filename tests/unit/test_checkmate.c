@@ -350,9 +350,7 @@ static void test_cancel(void **st TU_UNUSED)
     assert_int_equal(rc, ERR_CANCELLED);
     /* generous: the target is half a second after the cancel */
     assert_true(dt < 3.0);
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 /* Degenerate graphs: only inputs; nothing to recompute. */
@@ -382,12 +380,10 @@ static void test_start_meets_cover(void **st TU_UNUSED)
     assert_true(p.optimal && p.peak <= 26);
     assert_true(p.cost == 74 && p.bound == 74);
     Overlay o;
-    tu_describe(s, &p, &o);
+    tu_describe(s, &o);
     assert_non_null(strstr(o.title, "optimal (the start meets the cover bound)"));
     overlay_done(&o);
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 /* The cheapest schedule of Checkmate's model on order[0..m) (m <= 7) by
@@ -586,8 +582,7 @@ static void test_pin_force(void **st TU_UNUSED)
         rb += p.steps[t] == graph_find(g, "B");
     assert_true(rb >= 2);
     assert_true(p.optimal && p.cost == 6);   /* one extra run of B, nothing else */
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 TU_MAIN(TU_TEST(test_model_baseline_exact)

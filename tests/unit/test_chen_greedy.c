@@ -29,8 +29,7 @@ static void test_greedy_fig1_budget3(void **state TU_UNUSED)
         assert_string_equal(g->nodes[p.steps[t]].id, want[t]);
     tu_check_plan(g, &p);
     assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), 3);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void test_greedy_fig1_equals_noremat(void **state TU_UNUSED)
@@ -48,8 +47,7 @@ static void test_greedy_fig1_equals_noremat(void **state TU_UNUSED)
         tu_check_plan(g, &p);
         plan_done(&p);
     }
-    plan_done(&n);
-    graph_free(g);
+    tu_end(g, NULL, &n, NULL);
 }
 
 static void test_greedy_fig1_below_min_peak(void **state TU_UNUSED)
@@ -57,8 +55,7 @@ static void test_greedy_fig1_below_min_peak(void **state TU_UNUSED)
     Graph *g = tu_graph(FIG1);
     Plan p;
     assert_int_equal(tu_solve(g, "greedy", 2, &p, NULL), ERR_OVER_BUDGET);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void test_chen_chain32(void **state TU_UNUSED)
@@ -91,8 +88,7 @@ static void test_chen_chain32(void **state TU_UNUSED)
     assert_int_equal(p.peak, base);
     assert_int_equal(p.recomputations, 0);
     tu_check_plan(g, &p);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void test_chen_describe_and_resolve(void **state TU_UNUSED)
@@ -102,7 +98,7 @@ static void test_chen_describe_and_resolve(void **state TU_UNUSED)
     Plan p, q;
     assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, NULL, &p), ERR_OK);
     Overlay o;
-    tu_describe(s, &p, &o);
+    tu_describe(s, &o);
     assert_int_equal(o.n, 4); /* round(sqrt(16)) segments */
     int covered = 0;
     for (int i = 0; i < o.n; i++) {
@@ -114,10 +110,7 @@ static void test_chen_describe_and_resolve(void **state TU_UNUSED)
     assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, &p, &q), ERR_OK);
     assert_int_equal(q.T, p.T);
     assert_memory_equal(q.steps, p.steps, (size_t)p.T * sizeof *p.steps);
-    plan_done(&p);
-    plan_done(&q);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, &q, NULL);
 }
 
 static void expect_refusal(const Graph *g, const char *msg)

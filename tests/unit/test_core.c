@@ -368,8 +368,7 @@ static void test_plan_json(void **st TU_UNUSED)
     assert_int_equal(tu_solve(g, "noremat", 4, &p, NULL), ERR_OK);
     plan_done(&p);
     assert_int_equal(tu_solve(g, "noremat", 3, &p, NULL), ERR_OVER_BUDGET);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void test_noremat_memory_order(void **st TU_UNUSED)
@@ -385,8 +384,7 @@ static void test_noremat_memory_order(void **st TU_UNUSED)
     plan_done(&p);
     assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
     assert_true(mem_peak < p.peak);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 /* Every solver's option table is coherent: each default passes its own

@@ -57,8 +57,7 @@ static void below_lower_bound_is_refused(void **state TU_UNUSED)
     assert_int_equal(p.peak, 4);
     assert_int_equal(plan_with(g, 4, &p, &e), ERR_OK);
     assert_int_equal(p.peak, tu_check_peak(g, p.steps, p.T, NULL));
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void inputs_only_graph(void **state TU_UNUSED)
@@ -70,8 +69,7 @@ static void inputs_only_graph(void **state TU_UNUSED)
     assert_int_equal(plan_with(g, 5, &p, &e), ERR_OK);
     assert_int_equal(p.T, 0);
     assert_int_equal(p.peak, 5);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 TU_MAIN(TU_TEST(below_lower_bound_is_refused)

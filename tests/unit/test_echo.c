@@ -40,9 +40,7 @@ static void test_lstm_like_chain(void **st TU_UNUSED)
         if (runs[v] > 1)
             assert_string_equal(g->nodes[v].op, "tanh");
     free(runs);
-    plan_done(&p);
-    plan_done(&base);
-    graph_free(g);
+    tu_end(g, NULL, &p, &base, NULL);
 }
 
 static void test_figure7_not_recomputed(void **st TU_UNUSED)
@@ -69,9 +67,7 @@ static void test_figure7_not_recomputed(void **st TU_UNUSED)
     solve_both(g, &base, &p);
     assert_int_equal(p.T, base.T); /* nothing recomputed */
     assert_int_equal(p.peak, base.peak);
-    plan_done(&p);
-    plan_done(&base);
-    graph_free(g);
+    tu_end(g, NULL, &p, &base, NULL);
 }
 
 static void test_random_never_worse(void **st TU_UNUSED)

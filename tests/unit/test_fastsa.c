@@ -182,9 +182,7 @@ static void test_chain32_budgets(void **state TU_UNUSED)
     assert_true(p.peak < n.peak);
     assert_true(p.cost > n.cost);
     assert_true(p.recomputations > 0);
-    plan_done(&p);
-    plan_done(&n);
-    graph_free(g);
+    tu_end(g, NULL, &p, &n, NULL);
 }
 
 static void test_fig1(void **state TU_UNUSED)
@@ -199,8 +197,7 @@ static void test_fig1(void **state TU_UNUSED)
     assert_int_equal(tu_solve(g, "fastsa", PLAN_NO_BUDGET, &p, OPTS), ERR_OK);
     tu_check_plan(g, &p);
     assert_true(p.cost == 5);
-    plan_done(&p);
-    graph_free(g);
+    tu_end(g, NULL, &p, NULL);
 }
 
 static void test_same_seed_same_plan(void **state TU_UNUSED)
@@ -222,11 +219,7 @@ static void test_same_seed_same_plan(void **state TU_UNUSED)
     assert_memory_equal(a.steps, b.steps, (size_t)a.T * sizeof *a.steps);
     tu_check_plan(g, &a);
     tu_check_plan(g, &c);
-    plan_done(&a);
-    plan_done(&b);
-    plan_done(&c);
-    plan_done(&n);
-    graph_free(g);
+    tu_end(g, NULL, &a, &b, &c, &n, NULL);
 }
 
 static void test_resolve_warm_start(void **state TU_UNUSED)
@@ -243,11 +236,7 @@ static void test_resolve_warm_start(void **state TU_UNUSED)
     assert_int_equal(tu_plan(s, n.peak / 4, &p, &q), ERR_OK);
     tu_check_plan(g, &q);
     assert_true(q.peak <= n.peak / 4);
-    plan_done(&p);
-    plan_done(&q);
-    plan_done(&n);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, &q, &n, NULL);
 }
 
 /* A full search that missed its budget sets a floor: re-solving for a
@@ -276,10 +265,7 @@ static void test_resolve_below_missed_floor(void **state TU_UNUSED)
     tu_check_plan(g, &q);
     /* the warm anneal alone: at most one stage and its tenth */
     assert_true(fastsa_last_tried(s) <= iters + iters / 10 + 1);
-    plan_done(&p);
-    plan_done(&q);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, &q, NULL);
 }
 
 static void test_random_plans(void **state TU_UNUSED)
@@ -481,7 +467,7 @@ static void test_describe_groups(void **state TU_UNUSED)
     int64_t bp = tu_baseline_peak(g);
     assert_int_equal(tu_plan(s, bp / 2, NULL, &p), ERR_OK);
     Overlay ov;
-    tu_describe(s, &p, &ov);
+    tu_describe(s, &ov);
     assert_non_null(strstr(ov.title, "fastsa: best of "));
     assert_true(ov.n > 0);
     for (int i = 0; i < ov.n; i++) {
@@ -493,9 +479,7 @@ static void test_describe_groups(void **state TU_UNUSED)
         assert_non_null(strstr(ov.groups[i].label, want));
     }
     overlay_done(&ov);
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 static void test_cancel(void **state TU_UNUSED)
@@ -511,9 +495,7 @@ static void test_cancel(void **state TU_UNUSED)
     plan_init(&p);
     assert_int_equal(solver_plan(s, 10, NULL, &p, &pr, &e), ERR_CANCELLED);
     assert_int_equal(p.T, 0);
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 static void test_bad_options(void **state TU_UNUSED)

@@ -197,7 +197,7 @@ static void check_join_graph(const char *path, int branches)
     assert_int_equal(tu_plan(s, pk, NULL, &pl), ERR_OK);
     assert_true(pl.peak <= pk);
     Overlay o;
-    tu_describe(s, &pl, &o);
+    tu_describe(s, &o);
     char want[64];
     snprintf(want, sizeof want, "%d branches", branches);
     assert_non_null(strstr(o.title, want));
@@ -212,9 +212,7 @@ static void check_join_graph(const char *path, int branches)
     graph_phase_counts(g, cnt);
     assert_int_equal(covered, cnt[PHASE_FWD] + cnt[PHASE_LOSS]);  /* every forward node once */
     overlay_done(&o);
-    plan_done(&pl);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &pl, NULL);
 }
 
 static void test_join3(void **state TU_UNUSED)
@@ -344,7 +342,7 @@ static void test_siamese_hetero(void **state TU_UNUSED)
     Plan pl;
     assert_int_equal(tu_plan(s, b75, NULL, &pl), ERR_OK);
     Overlay o;
-    tu_describe(s, &pl, &o);
+    tu_describe(s, &o);
     assert_non_null(strstr(o.title, "heterogeneous, reversed"));
     assert_non_null(strstr(o.title, "Theorem 3.3 minimum 5 slots"));
     assert_non_null(strstr(o.groups[0].label, "branch 1 stage 1"));
@@ -362,10 +360,7 @@ static void test_siamese_hetero(void **state TU_UNUSED)
     err_clear(&e);
     assert_int_equal(solver_plan(s, lb, &pl, &p2, NULL, &e), ERR_OVER_BUDGET);
     assert_non_null(strstr(e.msg, "Theorem 3.3: the join needs at least 5 slots"));
-    plan_done(&p2);
-    plan_done(&pl);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p2, &pl, NULL);
 }
 
 /* join3 (unit stages): the per-branch schedules still help, because the

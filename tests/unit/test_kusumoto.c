@@ -531,7 +531,7 @@ static void test_resolve_describe(void **state TU_UNUSED)
         plan_copy(&a, &b);
     }
     Overlay o;
-    tu_describe(s, &a, &o);
+    tu_describe(s, &o);
     assert_non_null(o.title);
     char want[32];
     int kb = 0;   /* the blocks come first, then the caches after V_1..V_{k-1} */

@@ -90,8 +90,7 @@ static void test_chain(void **state TU_UNUSED)
     }
     assert_true(strict >= 1);
     assert_true(prev_peak < p0);
-    plan_done(&free_pl);
-    graph_free(g);
+    tu_end(g, NULL, &free_pl, NULL);
 }
 
 static void test_describe(void **state TU_UNUSED)
@@ -101,7 +100,7 @@ static void test_describe(void **state TU_UNUSED)
     Plan pl;
     assert_int_equal(tu_plan(s, PLAN_NO_BUDGET, NULL, &pl), ERR_OK);
     Overlay o;
-    tu_describe(s, &pl, &o);
+    tu_describe(s, &o);
     assert_int_equal(o.n, 32);  /* one stage per chain node */
     for (int i = 0; i < o.n; i++) {
         assert_int_equal(o.groups[i].kind, OVERLAY_SEGMENT);
@@ -109,9 +108,7 @@ static void test_describe(void **state TU_UNUSED)
     }
     assert_non_null(strstr(o.groups[2].label, "stage 3: 1 nodes"));
     overlay_done(&o);
-    plan_done(&pl);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &pl, NULL);
 }
 
 static void test_refuse(void **state TU_UNUSED)

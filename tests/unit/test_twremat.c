@@ -354,7 +354,7 @@ static void test_fig1_exact(void **state TU_UNUSED)
     Solver *s = NULL;
     assert_int_equal(plan_with(g, PLAN_NO_BUDGET, k1, &p, NULL, &s, &e), ERR_OK);
     Overlay ov;
-    tu_describe(s, &p, &ov);
+    tu_describe(s, &ov);
     assert_int_equal(ov.width, 2);
     assert_non_null(strstr(ov.title, "3 bags, width 2"));
     int bags = 0, seps = 0, roots = 0;
@@ -386,9 +386,7 @@ static void test_fig1_exact(void **state TU_UNUSED)
     assert_int_equal(roots, 1);
     assert_int_equal(seps, 3);
     overlay_done(&ov);
-    plan_done(&p);
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, &p, NULL);
 }
 
 /* Every sample: plans at no budget and at each budget the scan can meet
@@ -463,8 +461,7 @@ static void test_chain(void **state TU_UNUSED)
     assert_true(2 * peak1 < nr.peak);
     assert_true(T1 > Tbig);
     assert_int_equal(Tbig, nr.T);       /* k past the bag count: one pass */
-    plan_done(&nr);
-    graph_free(g);
+    tu_end(g, NULL, &nr, NULL);
 }
 
 static void test_max_steps(void **state TU_UNUSED)
@@ -538,8 +535,7 @@ static void test_prepare_cancel(void **state TU_UNUSED)
     s = solver_new_cancellable(solver_find("twremat"), g, NULL, &p, &e);
     assert_non_null(s);
     assert_null(s->prepare_progress);   /* only borrowed while prepare runs */
-    solver_free(s);
-    graph_free(g);
+    tu_end(g, s, NULL);
 }
 
 TU_MAIN(TU_TEST(test_known_widths)
