@@ -16,6 +16,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/base/csr.h"
+#include "src/base/heap.h"
 #include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
@@ -192,39 +193,15 @@ static int chen_prepare(Solver *s, Err *e)
 
 /* Max-heap of ready backward nodes: higher segment first, then earlier in
  * the topological order. */
-static int heap_before(int a, int b, const int *bseg, const int *pos)
-{
-    return bseg[a] != bseg[b] ? bseg[a] > bseg[b] : pos[a] < pos[b];
-}
+typedef struct {
+    const int *bseg, *pos;
+} ReadyKey;
 
-static void heap_push(int *h, int *n, int v, const int *bseg, const int *pos)
+static inline int ready_first(const ReadyKey *k, const int *a, const int *b)
 {
-    int i = (*n)++;
-    while (i > 0 && heap_before(v, h[(i - 1) / 2], bseg, pos)) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = v;
+    return k->bseg[*a] != k->bseg[*b] ? k->bseg[*a] > k->bseg[*b] : k->pos[*a] < k->pos[*b];
 }
-
-static int heap_pop(int *h, int *n, const int *bseg, const int *pos)
-{
-    int top = h[0], v = h[--*n], i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && heap_before(h[c + 1], h[c], bseg, pos))
-            c++;
-        if (!heap_before(h[c], v, bseg, pos))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0)
-        h[i] = v;
-    return top;
-}
+HEAP_DEFINE(ready, int, ReadyKey, ready_first)
 
 /* Schedule with nseg segments (nseg - 1 checkpoints spread evenly over the
  * candidates) into out; fills st->seg, st->ck and st->nseg. */
@@ -276,6 +253,7 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
     int *indeg = xcalloc((size_t)g->n, sizeof *indeg);
     int *heap = xmallocarray((size_t)g->n + 1, sizeof *heap);
     int nh = 0;
+    const ReadyKey key = {bseg, st->pos};
     for (int t = 0; t < st->T; t++) {
         int b = st->topo[t];
         if (g->nodes[b].phase != PHASE_BWD)
@@ -285,7 +263,7 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
         for (int k = g->in_off[b]; k < g->in_off[b + 1]; k++)
             indeg[b] += g->nodes[g->in_idx[k]].phase == PHASE_BWD;
         if (indeg[b] == 0)
-            heap_push(heap, &nh, b, bseg, st->pos);
+            ready_push(heap, &nh, b, &key);
     }
     for (int sg = K; sg >= 0; sg--) {
         /* the last segment's values are still held from the forward pass */
@@ -294,12 +272,12 @@ static void build(const Graph *g, Chen *st, int nseg, Plan *out)
                 if (!st->ck[bucket[i]])
                     plan_push(out, bucket[i]);
         while (nh && (sg == 0 || bseg[heap[0]] >= sg)) {
-            int b = heap_pop(heap, &nh, bseg, st->pos);
+            int b = ready_pop(heap, &nh, &key);
             plan_push(out, b);
             for (int k = g->out_off[b]; k < g->out_off[b + 1]; k++) {
                 int w = g->out_idx[k];
                 if (g->nodes[w].phase == PHASE_BWD && --indeg[w] == 0)
-                    heap_push(heap, &nh, w, bseg, st->pos);
+                    ready_push(heap, &nh, w, &key);
             }
         }
     }

@@ -17,6 +17,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/base/csr.h"
+#include "src/base/heap.h"
 #include "src/base/xalloc.h"
 
 static const SolverParam params[] = {
@@ -74,46 +75,18 @@ static int is_input(const Graph *g, int v)
  * pop skips stale entries; an eviction is O(log n) instead of a scan of
  * every held value. */
 
-static int evict_less(const Evict *a, const Evict *b)
+static inline int evict_first(const void *c, const Evict *a, const Evict *b)
 {
+    (void)c;
     if (a->size != b->size)
-        return a->size < b->size;
+        return a->size > b->size;
     if (a->cheap != b->cheap)
-        return a->cheap < b->cheap;
+        return a->cheap > b->cheap;
     if (a->next != b->next)
-        return a->next < b->next;
-    return a->node > b->node;
+        return a->next > b->next;
+    return a->node < b->node;
 }
-
-static void heap_up(Evict *h, int i)
-{
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!evict_less(&h[p], &h[i]))
-            break;
-        Evict t = h[p];
-        h[p] = h[i];
-        h[i] = t;
-        i = p;
-    }
-}
-
-static void heap_down(Evict *h, int n, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && evict_less(&h[m], &h[l]))
-            m = l;
-        if (r < n && evict_less(&h[m], &h[r]))
-            m = r;
-        if (m == i)
-            return;
-        Evict t = h[m];
-        h[m] = h[i];
-        h[i] = t;
-        i = m;
-    }
-}
+HEAP_DEFINE(evict, Evict, void, evict_first)
 
 static int candidate(const Run *r, int v)
 {
@@ -137,8 +110,7 @@ static int next_use(const Run *r, int v)
 static void heap_push_raw(Run *r, Evict c)
 {
     xgrow((void **)&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap);
-    r->heap[r->nheap] = c;
-    heap_up(r->heap, r->nheap++);
+    evict_push(r->heap, &r->nheap, c, NULL);
 }
 
 /* v's key changed (or v became a candidate): invalidate old entries and
@@ -156,7 +128,7 @@ static void touch(Run *r, int v)
                 r->heap[m++] = r->heap[i];
         r->nheap = m;
         for (int i = m / 2 - 1; i >= 0; i--)
-            heap_down(r->heap, m, i);
+            evict_down(r->heap, m, i, NULL);
     }
     heap_push_raw(r, (Evict){r->g->nodes[v].size, r->missing[v] == 0, next_use(r, v), v, r->ver[v]});
 }
@@ -205,9 +177,7 @@ static void make_room(Run *r, int x, int64_t budget)
     const Graph *g = r->g;
     int64_t want = g->nodes[x].size + g->nodes[x].workspace;
     while (r->cur + want > budget && r->nheap) {
-        Evict c = r->heap[0];
-        r->heap[0] = r->heap[--r->nheap];
-        heap_down(r->heap, r->nheap, 0);
+        Evict c = evict_pop(r->heap, &r->nheap, NULL);
         if (entry_valid(r, &c))
             drop(r, c.node);
     }

@@ -41,6 +41,7 @@
 
 #include "solvers/checkmate/checkmate.h"
 #include "src/base/clock.h"
+#include "src/base/heap.h"
 #include "src/base/xalloc.h"
 
 typedef uint64_t Mask;
@@ -60,6 +61,14 @@ typedef struct {
     double f;
     int s;
 } QItem;
+
+/* The frontier: lowest f first. */
+static inline int lower_f(const void *c, const QItem *a, const QItem *b)
+{
+    (void)c;
+    return a->f < b->f;
+}
+HEAP_DEFINE(frontier, QItem, void, lower_f)
 
 typedef struct {
     int m;
@@ -107,32 +116,7 @@ static void q_push(Search *S, double f, int s)
         S->qcap = S->qcap ? 2 * S->qcap : 1024;
         S->q = xreallocarray(S->q, (size_t)S->qcap, sizeof *S->q);
     }
-    int i = S->nq++;
-    while (i > 0 && S->q[(i - 1) / 2].f > f) {
-        S->q[i] = S->q[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    S->q[i] = (QItem){f, s};
-}
-
-static QItem q_pop(Search *S)
-{
-    QItem top = S->q[0], last = S->q[--S->nq];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= S->nq)
-            break;
-        if (c + 1 < S->nq && S->q[c + 1].f < S->q[c].f)
-            c++;
-        if (S->q[c].f >= last.f)
-            break;
-        S->q[i] = S->q[c];
-        i = c;
-    }
-    if (S->nq)
-        S->q[i] = last;
-    return top;
+    frontier_push(S->q, &S->nq, (QItem){f, s}, NULL);
 }
 
 /* The lower bound on what is left from (held, k): the order's nodes not
@@ -305,7 +289,7 @@ int order_search(const Graph *g, const int *order, int n, int64_t budget, double
             rc = err_set(e, ERR_LIMIT, "order search: more than %lld states", max_states);
             break;
         }
-        QItem it = q_pop(&S);
+        QItem it = frontier_pop(S.q, &S.nq, NULL);
         State *x = &S.st[it.s];
         if (x->closed)
             continue;   /* an older entry: the state was reached cheaper since, and taken */

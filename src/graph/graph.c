@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/graph/pairing.h"
+#include "src/base/heap.h"
 #include "src/base/strbuf.h"
 #include "src/base/strmap.h"
 #include "src/base/xalloc.h"
@@ -234,42 +235,13 @@ void graph_add_output_name(Graph *g, const char *id)
 
 /* ---- finalize -------------------------------------------------------- */
 
-/* Min-heap of ints, for the stable topological order. */
-static void heap_push(int *h, int *n, int x)
+/* Ready nodes, lowest index first, for the stable topological order. */
+static inline int lower_index(const void *c, const int *a, const int *b)
 {
-    int i = (*n)++;
-    h[i] = x;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (h[p] <= h[i])
-            break;
-        int t = h[p];
-        h[p] = h[i];
-        h[i] = t;
-        i = p;
-    }
+    (void)c;
+    return *a < *b;
 }
-
-static int heap_pop(int *h, int *n)
-{
-    int top = h[0];
-    h[0] = h[--(*n)];
-    int i = 0;
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && h[l] < h[m])
-            m = l;
-        if (r < *n && h[r] < h[m])
-            m = r;
-        if (m == i)
-            break;
-        int t = h[m];
-        h[m] = h[i];
-        h[i] = t;
-        i = m;
-    }
-    return top;
-}
+HEAP_DEFINE(ready, int, void, lower_index)
 
 /* Names the nodes of one cycle among the nodes left unsorted by Kahn's
  * algorithm: walk predecessors that are still unsorted until one repeats. */
@@ -319,14 +291,14 @@ static int build_topo(Graph *g, Err *e)
     for (int v = 0; v < n; v++) {
         indeg[v] = g->in_off[v + 1] - g->in_off[v];
         if (!indeg[v])
-            heap_push(heap, &hn, v);
+            ready_push(heap, &hn, v, NULL);
     }
     while (hn) {
-        int v = heap_pop(heap, &hn);
+        int v = ready_pop(heap, &hn, NULL);
         g->topo[cnt++] = v;
         for (int k = g->out_off[v]; k < g->out_off[v + 1]; k++)
             if (--indeg[g->out_idx[k]] == 0)
-                heap_push(heap, &hn, g->out_idx[k]);
+                ready_push(heap, &hn, g->out_idx[k], NULL);
     }
     int rc = ERR_OK;
     if (cnt < n)

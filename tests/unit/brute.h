@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/heap.h"
 #include "src/graph/graph.h"
 
 #define BRUTE_MAX 20
@@ -30,37 +31,12 @@ typedef struct {
     uint32_t state;
 } BruteItem;
 
-static inline void brute_push(BruteItem *h, int *n, BruteItem x)
+static inline int brute_cheaper(const void *c, const BruteItem *a, const BruteItem *b)
 {
-    int i = (*n)++;
-    h[i] = x;
-    while (i > 0 && h[(i - 1) / 2].cost > h[i].cost) {
-        BruteItem t = h[(i - 1) / 2];
-        h[(i - 1) / 2] = h[i];
-        h[i] = t;
-        i = (i - 1) / 2;
-    }
+    (void)c;
+    return a->cost < b->cost;
 }
-
-static inline BruteItem brute_pop(BruteItem *h, int *n)
-{
-    BruteItem top = h[0];
-    h[0] = h[--(*n)];
-    for (int i = 0;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && h[l].cost < h[m].cost)
-            m = l;
-        if (r < *n && h[r].cost < h[m].cost)
-            m = r;
-        if (m == i)
-            break;
-        BruteItem t = h[m];
-        h[m] = h[i];
-        h[i] = t;
-        i = m;
-    }
-    return top;
-}
+HEAP_DEFINE(brute_heap, BruteItem, void, brute_cheaper)
 
 /* Cheapest schedule within budget: returns its cost, or -1 when none fits
  * (or the graph is too large). If sched is non-NULL it receives the
@@ -101,11 +77,11 @@ static inline double brute_optimum(const Graph *g, int64_t budget, int *sched, i
     BruteItem *heap = malloc(cap * sizeof *heap);
     dist[0] = 0;
     from[0] = -1;
-    brute_push(heap, &hn, (BruteItem){0, 0});
+    brute_heap_push(heap, &hn, (BruteItem){0, 0}, NULL);
     double best = -1;
     uint32_t end = 0;
     while (hn) {
-        BruteItem it = brute_pop(heap, &hn);
+        BruteItem it = brute_heap_pop(heap, &hn, NULL);
         uint32_t H = it.state;
         if (it.cost > dist[H])
             continue;
@@ -138,7 +114,7 @@ static inline double brute_optimum(const Graph *g, int64_t budget, int *sched, i
                         cap *= 2;
                         heap = realloc(heap, cap * sizeof *heap);
                     }
-                    brute_push(heap, &hn, (BruteItem){c, H2});
+                    brute_heap_push(heap, &hn, (BruteItem){c, H2}, NULL);
                 }
                 if (!sub)
                     break;
