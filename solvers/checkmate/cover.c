@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/checkmate/cbc.h"
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
@@ -151,24 +152,6 @@ static double *costs_of(const Graph *g, const int *order, int n)
     return w;
 }
 
-typedef struct {
-    Cbc_Model *cbc;
-    int n;
-} Child;
-
-/* In the child: solve, write whether it is proven, CBC's best possible
- * objective, and the best x. */
-static int child_cover(void *ctx, int fd)
-{
-    Child *c = ctx;
-    Cbc_solve(c->cbc);
-    double hdr[2] = {Cbc_isProvenOptimal(c->cbc) ? 1 : 0, Cbc_getBestPossibleObjValue(c->cbc)};
-    const double *x = Cbc_bestSolution(c->cbc);
-    if (subproc_write(fd, hdr, sizeof hdr))
-        return 1;
-    return x && subproc_write(fd, x, (size_t)c->n * sizeof *x) ? 1 : 0;
-}
-
 /* Sum of w(i) over x's ones when x (rounded) meets every row, else -1. */
 static double exact_cost(const double *w, int n, const Rows *R, const double *x)
 {
@@ -251,30 +234,25 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
      * a 4.5 s limit), and a child stopped by the backstop says nothing */
     Cbc_setMaximumSeconds(m, 0.5 * engine);
     Cbc_setParameter(m, "timeMode", "elapsed");
-    Child c = {m, n};
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = subproc_run(child_cover, &c, p, backstop, &buf, &len, e);
+    CbcAnswer a;
+    int rc = cbc_solve_child(m, n, p, backstop, &a, e);
     Cbc_deleteModel(m);
-    double hdr[2];
-    if (rc == ERR_OK && len >= sizeof hdr) {
-        memcpy(hdr, buf, sizeof hdr);
+    if (rc == ERR_OK && a.heard) {
         /* a proven optimum is summed from its x in the graph's own units;
          * otherwise CBC's best possible value, a hair lower, since its
          * tolerances may not lift a bound above a plan that exists */
         double x = -1;
-        const double *sol = len == sizeof hdr + (size_t)n * sizeof(double) ? (const double *)(buf + sizeof hdr) : NULL;
-        if (hdr[0] && sol)
-            x = exact_cost(w, n, R, sol);
-        *extra = x >= 0 ? x : hdr[1] > 0 ? hdr[1] / cscale * (1 - 1e-9) : 0;
-        for (int i = 0; pick && sol && i < n; i++)
-            pick[i] = sol[i] > 0.5;
+        if (a.status == CBC_OPTIMAL && a.x)
+            x = exact_cost(w, n, R, a.x);
+        *extra = x >= 0 ? x : a.best_possible > 0 ? a.best_possible / cscale * (1 - 1e-9) : 0;
+        for (int i = 0; pick && a.x && i < n; i++)
+            pick[i] = a.x[i] > 0.5;
     } else if (rc == ERR_OK || rc == ERR_LIMIT) {
         /* no answer in time (the order's own cost still bounds, but says
          * nothing a caller would show) */
         rc = err_set(e, ERR_LIMIT, "no cover bound within %g s", seconds);
     }
-    free(buf);
+    cbc_answer_done(&a);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/checkmate/cbc.h"
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
@@ -134,33 +135,6 @@ static double *warm_start(const CmModel *M, const Solver *ws, const Plan *best, 
         *cost = c;
     }
     return x;
-}
-
-typedef struct {
-    Cbc_Model *cbc;
-    int64_t ncols;
-} Child;
-
-/* In the child: solve, then write status, objective, bound, solution. */
-static int child_solve(void *ctx, int fd)
-{
-    Child *c = ctx;
-    Cbc_solve(c->cbc);
-    int64_t st = Cbc_isProvenOptimal(c->cbc)      ? 0
-                 : Cbc_isProvenInfeasible(c->cbc) ? 2
-                 : Cbc_bestSolution(c->cbc)       ? 1
-                                                  : 3;
-    double hdr[2] = {Cbc_getObjValue(c->cbc), Cbc_getBestPossibleObjValue(c->cbc)};
-    if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, hdr, sizeof hdr))
-        return 1;
-    if (st <= 1) {
-        const double *x = Cbc_bestSolution(c->cbc);
-        if (!x)
-            x = Cbc_getColSolution(c->cbc);
-        if (subproc_write(fd, x, (size_t)c->ncols * sizeof *x))
-            return 1;
-    }
-    return 0;
 }
 
 static Cbc_Model *load(const CmModel *M, const double *start, double seconds)
@@ -357,30 +331,23 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
             return rc;
         }
     }
-    Child c = {load(&M, start, engine), M.ncols};
-    apply_rules(c.cbc, &M, s->rule);
+    Cbc_Model *cbc = load(&M, start, engine);
+    apply_rules(cbc, &M, s->rule);
     if (isfinite(cutoff))
-        Cbc_setCutoff(c.cbc, cutoff * M.cscale);
-    char *buf;
-    size_t len;
+        Cbc_setCutoff(cbc, cutoff * M.cscale);
     Err se;
+    CbcAnswer a;
     /* CBC mostly keeps its limit; the child is stopped a little after it,
      * and then the warm start stands */
-    int sr = subproc_run(child_solve, &c, p, backstop, &buf, &len, &se);
-    Cbc_deleteModel(c.cbc);
-    int64_t cst = 3;
-    double hdr[2] = {0, 0};
-    if (len >= sizeof cst + sizeof hdr) {
-        memcpy(&cst, buf, sizeof cst);
-        memcpy(hdr, buf + sizeof cst, sizeof hdr);
-    }
-    int have = cst <= 1 && len >= sizeof cst + sizeof hdr + (size_t)M.ncols * sizeof(double);
+    int sr = cbc_solve_child(cbc, M.ncols, p, backstop, &a, &se);
+    Cbc_deleteModel(cbc);
+    int cst = a.status;
     rc = ERR_OK;
     if (sr == ERR_CANCELLED) {
         rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
-    } else if (have) {
-        cm_extract(&M, (const double *)(buf + sizeof cst + sizeof hdr), out);
-        if (start && cst != 0) {
+    } else if (a.x) {
+        cm_extract(&M, a.x, out);
+        if (start && cst != CBC_OPTIMAL) {
             /* CBC stopped on its limit: its incumbent can be worse than the
              * start it was given (when it could not use it) */
             Plan w;
@@ -390,33 +357,33 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
                 plan_swap_steps(out, &w);
             plan_done(&w);
         }
-        double lb = hdr[1] < hdr[0] ? hdr[1] : hdr[0];
+        double lb = fmin(a.best_possible, a.obj);
         res->bound = fmax(lb / M.cscale, cover);
-        res->optimal = cst == 0;
+        res->optimal = cst == CBC_OPTIMAL;
         /* proven: the plan's cost is the bound (CBC's own bound can sit
          * below it when it knows the cost is integral) */
         if (res->optimal)
             res->bound = plan_steps_cost(g, out);
-        if (cst == 0)
+        if (res->optimal)
             snprintf(res->status, sizeof res->status, "optimal (within 1e-9 of CBC's bound)");
         else
             snprintf(res->status, sizeof res->status, "best found (time limit), gap %.3g %% to CBC's bound",
-                     hdr[0] > 0 ? 100 * (hdr[0] - lb) / hdr[0] : 0.0);
-    } else if (cst == 2 && isfinite(cutoff)) {
+                     a.obj > 0 ? 100 * (a.obj - lb) / a.obj : 0.0);
+    } else if (cst == CBC_INFEASIBLE && isfinite(cutoff)) {
         /* the order itself may have no plan within the budget at all */
         rc = none_cheaper(&M, start, cutoff, "CBC proved it", out, res, e);
     } else if (start) {
         /* CBC found nothing better in time: the warm start stands */
         cm_extract(&M, start, out);
         snprintf(res->status, sizeof res->status, "warm start only (CBC found nothing better in time)");
-    } else if (cst == 2) {
+    } else if (cst == CBC_INFEASIBLE) {
         rc = none_fits(budget, "CBC proved it", res, e);
     } else {
         snprintf(res->status, sizeof res->status, "no solution in time");
         rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s%s", limit,
                      sr == ERR_IO ? " (the CBC process failed)" : "");
     }
-    free(buf);
+    cbc_answer_done(&a);
     free(start);
     cm_free(&M);
     return rc;
