@@ -162,14 +162,6 @@ static int chen_prepare(Solver *s, Err *e)
     const Graph *g = s->g;
     if (pairing_require(g, "chen", e))
         return e->code;
-    const char *sv = solver_opt_str(s, "segments");
-    if (strcmp(sv, "auto") != 0) {
-        long long x;
-        if (solver_opt_int(s, "segments", &x, e))
-            return ERR_USAGE;
-        if (x < 1)
-            return err_set(e, ERR_USAGE, "chen: segments=%s: expected auto or a count >= 1", sv);
-    }
     int m;
     int *cand = find_candidates(g, &m);
     if (m == 0) {

@@ -528,10 +528,8 @@ static int join_prepare(Solver *s, Err *e)
         return e->code;
     int model = model_of[mw];
     long long R;
-    if (solver_opt_int(s, "mem_resolution", &R, e))
+    if (solver_opt_int(s, "mem_resolution", &R, e))   /* 1..4096, by the option table */
         return e->code;
-    if (R < 1 || R > 4096)
-        return err_set(e, ERR_USAGE, "join: mem_resolution=%lld: expected 1..4096", R);
     if (pairing_require(g, "join", e))
         return e->code;
     int *fw, *fpos, nf = forward_order(g, &fw, &fpos), jp = -1, k = 0;

@@ -148,13 +148,8 @@ static int hetero_prepare(Solver *s, Err *e)
     const Graph *g = s->g;
     const char *model = solver_opt_str(s, "model");
     long long R;
-    if (solver_opt_int(s, "mem_resolution", &R, e))
+    if (solver_opt_int(s, "mem_resolution", &R, e))   /* 1..4096, by the option table */
         return e->code;
-    if (R < 1 || R > 4096)
-        return err_set(e, ERR_USAGE, "revolve: mem_resolution=%lld: expected 1..4096", R);
-    if (strcmp(model, "auto") && strcmp(model, "homogeneous") && strcmp(model, "heterogeneous"))
-        return err_set(e, ERR_USAGE,
-                       "revolve: model=%s: expected auto, homogeneous or heterogeneous", model);
     int L = st->L;
     double *uf = xcalloc((size_t)L, sizeof *uf);
     int64_t *xb = xcalloc((size_t)L, sizeof *xb), *all = xcalloc((size_t)L, sizeof *all);

@@ -51,9 +51,12 @@ typedef struct {
 static int checkmate_prepare(Solver *s, Err *e)
 {
     const Graph *g = s->g;
-    long long maxn;
-    if (solver_opt_int(s, "max_nodes", &maxn, e))
-        return e->code;
+    int rc = cm_refuse_large(s,
+                             "the exact MILP is for small graphs (raise max_nodes, or use fastsa or "
+                             "kusumoto-approx)",
+                             e);
+    if (rc)
+        return rc;
     Checkmate *st = s->state;
     st->idx = xmallocarray((size_t)g->n, sizeof *st->idx);
     st->pos = xmallocarray((size_t)g->n, sizeof *st->pos);
@@ -64,11 +67,6 @@ static int checkmate_prepare(Solver *s, Err *e)
             st->idx[st->m++] = v;
         }
     }
-    if (st->m > maxn)
-        return err_set(e, ERR_LIMIT,
-                       "checkmate-free: %d nodes exceed max_nodes=%lld; the exact MILP is for small "
-                       "graphs (raise max_nodes, or use fastsa or kusumoto-approx)",
-                       st->m, maxn);
     snprintf(st->status, sizeof st->status, "not solved yet");
     return ERR_OK;
 }

@@ -142,23 +142,7 @@ static const SolverParam params[] = {
 
 static int lp_prepare(Solver *s, Err *e)
 {
-    long long maxn, r, sd;
-    double f;
-    int rc;
-    if ((rc = solver_opt_int(s, "max_nodes", &maxn, e)) || (rc = solver_opt_int(s, "roundings", &r, e)) ||
-        (rc = solver_opt_int(s, "seed", &sd, e)) || (rc = solver_opt_double(s, "lp_budget", &f, e)))
-        return rc;
-    if (r < 0 || r > 100000)
-        return err_set(e, ERR_USAGE, "checkmate-lp: roundings=%lld: expected 0..100000", r);
-    if (!(f > 0 && f <= 1))
-        return err_set(e, ERR_USAGE, "checkmate-lp: lp_budget=%g: expected a share in (0, 1]", f);
-    int m = graph_running_nodes(s->g);
-    if (m > maxn)
-        return err_set(e, ERR_LIMIT,
-                       "checkmate-lp: %d nodes exceed max_nodes=%lld; the LP grows with the square of "
-                       "the nodes (use fastsa or auto)",
-                       m, maxn);
-    return ERR_OK;
+    return cm_refuse_large(s, "the LP grows with the square of the nodes (use fastsa or auto)", e);
 }
 
 /* The least R for kept values `keep` (S rounded), as a schedule. */

@@ -51,21 +51,12 @@ typedef struct {
 
 static int milp_prepare(Solver *s, Err *e)
 {
-    long long maxn;
-    int rc;
-    if ((rc = solver_opt_int(s, "max_nodes", &maxn, e)))
+    int rc = cm_refuse_large(s,
+                             "the MILP grows with the square of the nodes (raise max_nodes, or use "
+                             "checkmate-lp, fastsa or auto)",
+                             e);
+    if (rc)
         return rc;
-    const char *o = solver_opt_str(s, "order"), *w = solver_opt_str(s, "warm");
-    if (strcmp(o, "both") && strcmp(o, "graph") && strcmp(o, "best"))
-        return err_set(e, ERR_USAGE, "checkmate: order=%s: expected both, graph or best", o);
-    if (strcmp(w, "auto") && strcmp(w, "greedy") && strcmp(w, "none"))
-        return err_set(e, ERR_USAGE, "checkmate: warm=%s: expected auto, greedy or none", w);
-    int m = graph_running_nodes(s->g);
-    if (m > maxn)
-        return err_set(e, ERR_LIMIT,
-                       "checkmate: %d nodes exceed max_nodes=%lld; the MILP grows with the square of "
-                       "the nodes (raise max_nodes, or use checkmate-lp, fastsa or auto)",
-                       m, maxn);
     Milp *st = s->state;
     snprintf(st->status, sizeof st->status, "not solved yet");
     return ERR_OK;

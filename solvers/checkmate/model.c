@@ -406,3 +406,14 @@ int cm_start_from(const CmModel *M, const int *steps, int T, double **xout)
     *xout = x;
     return 1;
 }
+
+int cm_refuse_large(const Solver *s, const char *why, Err *e)
+{
+    long long maxn;
+    if (solver_opt_int(s, "max_nodes", &maxn, e))
+        return e->code;
+    int m = graph_running_nodes(s->g);
+    if (m > maxn)
+        return err_set(e, ERR_LIMIT, "%s: %d nodes exceed max_nodes=%lld; %s", s->cls->name, m, maxn, why);
+    return ERR_OK;
+}

@@ -28,6 +28,7 @@
 
 #include "src/graph/graph.h"
 #include "src/plan/plan.h"
+#include "src/plan/solver.h"
 
 typedef struct CmModel {
     const Graph *g;
@@ -102,5 +103,10 @@ int cm_start_from(const CmModel *M, const int *steps, int T, double **x);
 /* The order of a schedule's first runs (every non-input node must run);
  * caller frees. NULL when some non-input node never runs. */
 int *cm_order_of(const Graph *g, const int *steps, int T, int *n);
+
+/* The Checkmate solvers' size guard: ERR_LIMIT when the graph has more
+ * running nodes than the solver's max_nodes= option, in one line naming
+ * the solver, both counts and `why` (what grows, what to use instead). */
+int cm_refuse_large(const Solver *s, const char *why, Err *e);
 
 #endif

@@ -86,14 +86,11 @@ static int kus_prepare(Solver *s, Err *e)
     st->approx = strcmp(cls_name(s), "kusumoto-approx") == 0;
     if (solver_opt_choice(s, "strategy", &st->memory, e))   /* time|memory */
         return e->code;
+    /* the option table keeps these in range: 1..100000, and at least 1 */
     long long res = 0, fm = 0, maxsets = 0;
     if (solver_opt_int(s, "resolution", &res, e) || solver_opt_int(s, "front_max", &fm, e) ||
         (!st->approx && solver_opt_int(s, "max_lower_sets", &maxsets, e)))
         return e->code;
-    if (res < 1 || res > 100000 || fm < 1 || fm > 100000 || (!st->approx && maxsets < 1))
-        return err_set(e, ERR_USAGE,
-                       "%s: resolution and front_max must be in 1..100000, max_lower_sets >= 1",
-                       cls_name(s));
     st->front_max = (long)fm;
     /* the exact DP's family, and the approximation's for its fallback;
      * on failure kus_release frees whichever was made */
