@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/checkmate/cbc.h"
+#include "solvers/checkmate/engine.h"
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
@@ -234,15 +234,15 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
      * a 4.5 s limit), and a child stopped by the backstop says nothing */
     Cbc_setMaximumSeconds(m, 0.5 * engine);
     Cbc_setParameter(m, "timeMode", "elapsed");
-    CbcAnswer a;
-    int rc = cbc_solve_child(m, n, p, backstop, &a, e);
+    EngineAnswer a;
+    int rc = engine_solve(m, NULL, n, p, backstop, &a, e);
     Cbc_deleteModel(m);
     if (rc == ERR_OK && a.heard) {
         /* a proven optimum is summed from its x in the graph's own units;
          * otherwise CBC's best possible value, a hair lower, since its
          * tolerances may not lift a bound above a plan that exists */
         double x = -1;
-        if (a.status == CBC_OPTIMAL && a.x)
+        if (a.status == ENGINE_OPTIMAL && a.x)
             x = exact_cost(w, n, R, a.x);
         *extra = x >= 0 ? x : a.best_possible > 0 ? a.best_possible / cscale * (1 - 1e-9) : 0;
         for (int i = 0; pick && a.x && i < n; i++)
@@ -252,7 +252,7 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
          * nothing a caller would show) */
         rc = err_set(e, ERR_LIMIT, "no cover bound within %g s", seconds);
     }
-    cbc_answer_done(&a);
+    engine_answer_done(&a);
     return rc;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "solvers/checkmate/checkmate.h"
+#include "solvers/checkmate/engine.h"
 #include "solvers/checkmate/model.h"
 #include "src/plan/cands.h"
 #include "src/plan/sim.h"
@@ -28,25 +29,6 @@
 #include "src/plan/tidy.h"
 #include "src/base/xalloc.h"
 
-typedef struct {
-    Clp_Simplex *clp;
-    int64_t ncols;
-} Child;
-
-/* In the child: solve, then write status (0 optimal, 2 infeasible, 3
- * other), objective, and the solution. */
-static int child_lp(void *ctx, int fd)
-{
-    Child *c = ctx;
-    Clp_initialDualSolve(c->clp);
-    int64_t st = Clp_isProvenOptimal(c->clp) ? 0 : Clp_isProvenPrimalInfeasible(c->clp) ? 2 : 3;
-    double obj = Clp_objectiveValue(c->clp);
-    if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, &obj, sizeof obj))
-        return 1;
-    if (st == 0 && subproc_write(fd, Clp_getColSolution(c->clp), (size_t)c->ncols * sizeof(double)))
-        return 1;
-    return 0;
-}
 
 /* Solve the relaxation of M; *x gets the solution (caller frees) when
  * want_x. Returns ERR_OK, ERR_OVER_BUDGET (infeasible), ERR_LIMIT,
@@ -71,32 +53,22 @@ static int solve_lp(const CmModel *M, double t0, double limit, Progress *p, doub
      * methods took 85-94 s on MobileNet */
     Clp_scaling(clp, 0);
     Clp_setMaximumSeconds(clp, seconds);
-    Child c = {clp, M->ncols};
-    char *buf;
-    size_t len;
-    int rc = subproc_run(child_lp, &c, p, backstop, &buf, &len, e);
+    EngineAnswer a;
+    int rc = engine_solve(NULL, clp, M->ncols, p, backstop, &a, e);
     if (rc == ERR_LIMIT)
         err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s (CLP was stopped)", limit);
     Clp_deleteModel(clp);
-    int64_t st = 3;
-    if (rc == ERR_OK && len >= sizeof st + sizeof *obj) {
-        memcpy(&st, buf, sizeof st);
-        memcpy(obj, buf + sizeof st, sizeof *obj);
-        *obj /= M->cscale;
-    }
-    if (rc == ERR_OK && st == 0 && x) {
-        if (len < sizeof st + sizeof *obj + (size_t)M->ncols * sizeof(double)) {
-            rc = err_set(e, ERR_IO, "the LP process returned a short solution");
-        } else {
-            *x = xmallocarray((size_t)M->ncols + 1, sizeof **x);
-            memcpy(*x, buf + sizeof st + sizeof *obj, (size_t)M->ncols * sizeof **x);
-        }
-    } else if (rc == ERR_OK && st == 2) {
+    if (rc == ERR_OK && a.heard)
+        *obj = a.obj / M->cscale;
+    if (rc == ERR_OK && a.x && x) {
+        *x = xmallocarray((size_t)M->ncols + 1, sizeof **x);
+        memcpy(*x, a.x, (size_t)M->ncols * sizeof **x);
+    } else if (rc == ERR_OK && a.status == ENGINE_INFEASIBLE) {
         rc = err_set(e, ERR_OVER_BUDGET, "the LP relaxation has no solution within the budget");
-    } else if (rc == ERR_OK && st != 0) {
+    } else if (rc == ERR_OK && a.status != ENGINE_OPTIMAL) {
         rc = err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s", limit);
     }
-    free(buf);
+    engine_answer_done(&a);
     return rc;
 }
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/checkmate/cbc.h"
+#include "solvers/checkmate/engine.h"
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
@@ -327,10 +327,10 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
     if (isfinite(cutoff))
         Cbc_setCutoff(cbc, cutoff * M.cscale);
     Err se;
-    CbcAnswer a;
+    EngineAnswer a;
     /* CBC mostly keeps its limit; the child is stopped a little after it,
      * and then the warm start stands */
-    int sr = cbc_solve_child(cbc, M.ncols, p, backstop, &a, &se);
+    int sr = engine_solve(cbc, NULL, M.ncols, p, backstop, &a, &se);
     Cbc_deleteModel(cbc);
     int cst = a.status;
     rc = ERR_OK;
@@ -338,7 +338,7 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
         rc = err_set(e, ERR_CANCELLED, "checkmate: cancelled");
     } else if (a.x) {
         cm_extract(&M, a.x, out);
-        if (start && cst != CBC_OPTIMAL) {
+        if (start && cst != ENGINE_OPTIMAL) {
             /* CBC stopped on its limit: its incumbent can be worse than the
              * start it was given (when it could not use it) */
             Plan w;
@@ -350,7 +350,7 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
         }
         double lb = fmin(a.best_possible, a.obj);
         res->bound = fmax(lb / M.cscale, cover);
-        res->optimal = cst == CBC_OPTIMAL;
+        res->optimal = cst == ENGINE_OPTIMAL;
         /* proven: the plan's cost is the bound (CBC's own bound can sit
          * below it when it knows the cost is integral) */
         if (res->optimal)
@@ -360,21 +360,21 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
         else
             snprintf(res->status, sizeof res->status, "best found (time limit), gap %.3g %% to CBC's bound",
                      a.obj > 0 ? 100 * (a.obj - lb) / a.obj : 0.0);
-    } else if (cst == CBC_INFEASIBLE && isfinite(cutoff)) {
+    } else if (cst == ENGINE_INFEASIBLE && isfinite(cutoff)) {
         /* the order itself may have no plan within the budget at all */
         rc = none_cheaper(&M, start, cutoff, "CBC proved it", out, res, e);
     } else if (start) {
         /* CBC found nothing better in time: the warm start stands */
         cm_extract(&M, start, out);
         snprintf(res->status, sizeof res->status, "warm start only (CBC found nothing better in time)");
-    } else if (cst == CBC_INFEASIBLE) {
+    } else if (cst == ENGINE_INFEASIBLE) {
         rc = none_fits(budget, "CBC proved it", res, e);
     } else {
         snprintf(res->status, sizeof res->status, "no solution in time");
         rc = err_set(e, ERR_LIMIT, "checkmate: no schedule found within time_limit=%g s%s", limit,
                      sr == ERR_IO ? " (the CBC process failed)" : "");
     }
-    cbc_answer_done(&a);
+    engine_answer_done(&a);
     free(start);
     cm_free(&M);
     return rc;

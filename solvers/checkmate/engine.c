@@ -1,0 +1,85 @@
+/* engine.c — LP/MILP engines in a child process, and their answers
+ * (engine.h). */
+#include "solvers/checkmate/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/plan/subproc.h"
+
+/* The child's side: the status, the objective and the best possible
+ * value, then the solution when the status has one. 0, or 1 when the pipe
+ * failed (subproc's exit status convention). */
+static int write_answer(int fd, int status, double obj, double best_possible, const double *x, int64_t ncols)
+{
+    int64_t st = status;
+    double hdr[2] = {obj, best_possible};
+    if (subproc_write(fd, &st, sizeof st) || subproc_write(fd, hdr, sizeof hdr))
+        return 1;
+    if (status <= ENGINE_FEASIBLE && subproc_write(fd, x, (size_t)ncols * sizeof *x))
+        return 1;
+    return 0;
+}
+
+typedef struct {
+    Cbc_Model *mip;
+    Clp_Simplex *lp;
+    int64_t ncols;
+} Child;
+
+/* In the child: solve with the engine it holds. An LP's optimum is its own
+ * bound; CBC's best solution may come with a proof, or only with CBC's
+ * best possible value. */
+static int child_solve(void *ctx, int fd)
+{
+    Child *c = ctx;
+    if (c->lp) {
+        Clp_initialDualSolve(c->lp);
+        int st = Clp_isProvenOptimal(c->lp)             ? ENGINE_OPTIMAL
+                 : Clp_isProvenPrimalInfeasible(c->lp) ? ENGINE_INFEASIBLE
+                                                       : ENGINE_NOTHING;
+        double obj = Clp_objectiveValue(c->lp);
+        return write_answer(fd, st, obj, obj, Clp_getColSolution(c->lp), c->ncols);
+    }
+    Cbc_solve(c->mip);
+    int st = Cbc_isProvenOptimal(c->mip)      ? ENGINE_OPTIMAL
+             : Cbc_isProvenInfeasible(c->mip) ? ENGINE_INFEASIBLE
+             : Cbc_bestSolution(c->mip)       ? ENGINE_FEASIBLE
+                                              : ENGINE_NOTHING;
+    const double *x = Cbc_bestSolution(c->mip);
+    if (!x)
+        x = Cbc_getColSolution(c->mip);
+    return write_answer(fd, st, Cbc_getObjValue(c->mip), Cbc_getBestPossibleObjValue(c->mip), x, c->ncols);
+}
+
+int engine_solve(Cbc_Model *mip, Clp_Simplex *lp, int64_t ncols, struct Progress *p, double backstop,
+                 EngineAnswer *a, Err *e)
+{
+    memset(a, 0, sizeof *a);
+    a->status = ENGINE_NOTHING;
+    Child c = {mip, lp, ncols};
+    size_t len = 0;
+    int rc = subproc_run(child_solve, &c, p, backstop, &a->buf, &len, e);
+    int64_t st;
+    double hdr[2];
+    if (!a->buf || len < sizeof st + sizeof hdr)
+        return rc;
+    memcpy(&st, a->buf, sizeof st);
+    memcpy(hdr, a->buf + sizeof st, sizeof hdr);
+    a->heard = 1;
+    a->status = (int)st;
+    a->obj = hdr[0];
+    a->best_possible = hdr[1];
+    if (st <= ENGINE_FEASIBLE && len >= sizeof st + sizeof hdr + (size_t)ncols * sizeof(double))
+        a->x = (const double *)(a->buf + sizeof st + sizeof hdr);
+    else if (st <= ENGINE_FEASIBLE)
+        a->status = ENGINE_NOTHING;   /* stopped while writing the solution */
+    return rc;
+}
+
+void engine_answer_done(EngineAnswer *a)
+{
+    free(a->buf);
+    memset(a, 0, sizeof *a);
+    a->status = ENGINE_NOTHING;
+}
