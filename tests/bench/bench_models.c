@@ -13,6 +13,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
+#include "tests/bench/load.h"
 
 #define BENCH_SECONDS "10"
 
@@ -23,15 +24,12 @@ static int skip(const SolverClass *cls)
 
 static void bench(const char *path)
 {
-    Err e;
-    Graph *g = graph_load(path, &e);
-    if (!g) {
-        printf("| %s | load failed: %s |\n", path, e.msg);
-        return;
-    }
     int64_t bp;
     double bc;
-    sim_baseline(g, &bp, &bc);
+    Graph *g = bench_load(path, path, &bp, &bc);
+    if (!g)
+        return;
+    Err e;
     int ns = solver_count();
     Solver **sv = calloc((size_t)ns, sizeof *sv);
     for (int i = 0; i < ns; i++) {

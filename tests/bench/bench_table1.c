@@ -17,6 +17,7 @@
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "tests/bench/load.h"
 
 #define DIR "../shared/data/public/moccasin/"
 
@@ -103,15 +104,11 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < sizeof CELLS / sizeof CELLS[0]; c++) {
         char path[512];
         snprintf(path, sizeof path, DIR "%s.json", CELLS[c].file);
-        Err e;
-        Graph *g = graph_load(path, &e);
-        if (!g) {
-            printf("| %s | load failed: %s |\n", CELLS[c].name, e.msg);
-            continue;
-        }
         int64_t bp;
         double bc;
-        sim_baseline(g, &bp, &bc);
+        Graph *g = bench_load(path, CELLS[c].name, &bp, &bc);
+        if (!g)
+            continue;
         for (int k = 0; k < 3; k++) {
             int64_t budget = bp * pct[k] / 100;
             double ci = 0, mem = 0, secs = 0, aci = 0, amem = 0, asecs = 0;

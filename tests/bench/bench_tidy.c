@@ -12,19 +12,16 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/plan/tidy.h"
+#include "tests/bench/load.h"
 
 static void rows(const char *file, const char *const *solvers, int n)
 {
-    Err e;
-    err_clear(&e);
-    Graph *g = graph_load(file, &e);
-    if (!g) {
-        printf("| %s | - | - | - | - | - | %s |\n", file, e.msg);
-        return;
-    }
     int64_t bp;
     double bc;
-    sim_baseline(g, &bp, &bc);
+    Graph *g = bench_load(file, file, &bp, &bc);
+    if (!g)
+        return;
+    Err e;
     int64_t budget = bp * 70 / 100;
     for (int k = 0; k < n; k++) {
         SolverOpts o;
