@@ -265,7 +265,7 @@ static int checkmate_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Er
         T = (int)x;
     }
     if (budget == PLAN_NO_BUDGET)
-        sim_baseline(g, &budget, &(double){0});
+        budget = s->base_peak;
     if (m == 0) {   /* only inputs: the empty schedule is the optimum */
         out->optimal = 1;
         out->bound = 0;

@@ -162,7 +162,7 @@ static int lp_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     solver_opt_int(s, "roundings", &nr, e);
     solver_opt_int(s, "seed", &seed, e);
     if (budget == PLAN_NO_BUDGET)
-        sim_baseline(g, &budget, &(double){0});
+        budget = s->base_peak;
     CmModel M;
     double obj, *x = NULL;
     int rc = relax_graph_order(g, (int64_t)((double)budget * frac), t0, tl, p, &obj, &x, &M, e);

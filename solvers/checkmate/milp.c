@@ -460,7 +460,7 @@ static int milp_run(Solver *s, int64_t budget, const Plan *given, Plan *out, Pro
     else if ((rc = solver_opt_double(s, "warm_time", &wt, e)))
         return rc;
     if (budget == PLAN_NO_BUDGET)
-        sim_baseline(g, &budget, &(double){0});
+        budget = s->base_peak;
     Plan best;
     plan_init(&best);
     Solver *ws = NULL;

@@ -71,7 +71,6 @@ typedef struct {
      * one node: grp_nodes[grp_off[i]..grp_off[i+1])) */
     int best_from, runs;
     int *grp_off, *grp_nodes, ngrp;
-    int64_t base_peak;      /* the graph order's peak, once per solver */
 } FastSA;
 
 /* The best plan of a search so far, as graph nodes. */
@@ -240,7 +239,7 @@ enum { LADDER_RUNGS = 4, LADDER_WIDTH = 2 };
 
 static int run_ladder(Search *X, int id, const int *order, int L, double until)
 {
-    int64_t B = X->budget, base = ((const FastSA *)X->s->state)->base_peak;
+    int64_t B = X->budget, base = X->s->base_peak;
     Best cur = {.steps = xmallocarray((size_t)L + 1, sizeof(int)), .T = L};
     memcpy(cur.steps, order, (size_t)L * sizeof(int));
     int rc = 0;
@@ -378,7 +377,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     /* no budget: the cheapest plan that peaks no higher than the graph's
      * own order */
     if (budget == PLAN_NO_BUDGET)
-        X.budget = fs->base_peak;
+        X.budget = s->base_peak;
     int L, rc = 0;
     int *order = sim_baseline_order(g, &L);
     if (L == 0) {
@@ -391,7 +390,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     for (int i = 0; i < nstarts; i++)
         use_prev += starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T);
     /* the descent applies when the budget is below the graph order's peak */
-    int ladder = full && prm->descent && X.budget < fs->base_peak;
+    int ladder = full && prm->descent && X.budget < s->base_peak;
     /* runs before the reheats, each with its share of what is left (a run
      * that stalls early leaves its time to the next; the descent, made of
      * LADDER_RUNGS * LADDER_WIDTH runs, has LADDER_SHARE shares); a fifth
@@ -538,8 +537,6 @@ static int fastsa_prepare(Solver *s, Err *e)
     prm.seed = (uint64_t)seed;
     FastSA *st = s->state;
     st->prm = prm;
-    double bc;
-    sim_baseline(s->g, &st->base_peak, &bc);
     units_plain(&st->U, s->g);
     return ERR_OK;
 }
