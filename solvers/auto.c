@@ -20,6 +20,7 @@
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/fastsa/fastsa.h"
 #include "src/base/clock.h"
+#include "src/plan/bound.h"
 #include "src/plan/cands.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
@@ -73,14 +74,8 @@ typedef struct {
      * solved) at the budget of its last run; exact_budget -1: none */
     double exact_bound;
     int64_t exact_budget;
-    /* the cover bound (checkmate.h) of the last answer: its budget
-     * (-1: none) and pool index */
-    double cover;
-    int64_t cover_budget;
-    int cover_pick;
-    double graph_cover;         /* and the graph order's, from the cover's plan at graph_budget (-1: none) */
-    int64_t graph_budget;
     double cover_secs;          /* the last cover plan took (-1: none, or it failed) */
+    double offered;             /* cost of the last plan offered to the caller's listener (-1: none) */
 } Auto;
 
 /* Seconds the cover's plan, and the cover bound of a pick in another order,
@@ -134,8 +129,6 @@ static int auto_prepare(Solver *s, Err *e)
     Auto *a = s->state;
     a->last_pick = -1;
     a->exact_budget = -1;
-    a->cover_budget = -1;
-    a->graph_budget = -1;
     a->cover_secs = -1;
     for (int i = 0; i <= N_MEMBERS; i++)
         a->last_of[i] = -1;
@@ -239,6 +232,30 @@ static int pool_add(Solver *s, const int *steps, int T, const char *origin)
     return cands_add(&s->cands, own, T, pk, c, 0, NULL, origin);
 }
 
+/* Offer the pool's pick to the caller's listener (progress_offer) when it
+ * fits the budget and is cheaper than the last plan offered, so the
+ * explorer shows each improvement while the solve goes on. */
+static void offer_pick(Solver *s, int64_t budget, Progress *p)
+{
+    Auto *a = s->state;
+    if (!p || !p->offer)
+        return;
+    int i = cands_pick(&s->cands, budget);
+    if (i < 0)
+        return;
+    const Cand *c = &s->cands.c[i];
+    if ((budget != PLAN_NO_BUDGET && c->peak > budget) || (a->offered >= 0 && c->cost >= a->offered))
+        return;
+    Plan pl;
+    plan_init(&pl);
+    Err e;
+    if (cands_emit(&s->cands, i, &pl, NULL, &e) == ERR_OK) {
+        a->offered = c->cost;
+        progress_offer(p, pl.steps, pl.T, c->origin);
+    }
+    plan_done(&pl);
+}
+
 /* Run member i's solver m for budget and pool its schedule. */
 static void pool_plan(Solver *s, int i, Solver *m, int64_t budget, const Plan *prev, Progress *p)
 {
@@ -329,10 +346,7 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
     a->cover_secs = rc == ERR_OK ? clock_now() - t0 : -1;
     if (rc == ERR_OK && pl.T > 0)
         pool_add(s, pl.steps, pl.T, "cover");
-    if (*bound > 0) {
-        a->graph_cover = *bound;
-        a->graph_budget = budget;
-    }
+    bound_cover_remember(s->g, budget, seconds, *bound);
     plan_done(&pl);
     return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
 }
@@ -434,26 +448,21 @@ static void pool_tidy(Solver *s, int64_t budget, double end)
 }
 
 /* The lower bound for the answer when the exact member gave none: the
- * cover bound over the graph's order and the plan's (kept per budget and
- * pick). A bound that is not computed in `seconds` leaves none. */
+ * cover bound over the graph's order and the plan's (src/plan/bound.h,
+ * one cache for the program). A bound not found within `seconds` (0: only
+ * what is cached) leaves none. */
 static void answer_cover(Solver *s, int i, int64_t budget, Plan *out, double seconds, Progress *p)
 {
-    Auto *a = s->state;
-    if ((a->cover_budget != budget || a->cover_pick != i) && seconds > 0) {
-        Err e;
-        a->cover_budget = budget;
-        a->cover_pick = i;
-        double known = a->graph_budget == budget ? a->graph_cover : -1;
-        if (cover_bound_plan(s->g, out->steps, out->T, budget, known, seconds, p, &a->cover, &e) != ERR_OK) {
-            a->cover = -1;
-            a->cover_budget = -1;   /* a later solve with more time tries again */
-        }
-    }
-    /* a bound holds at its own budget only: a larger one allows cheaper plans */
-    if (a->cover_budget == budget && a->cover_pick == i && a->cover > 0 &&
-        s->cands.c[i].cost >= a->cover * (1 - 1e-9)) {
-        out->bound = a->cover;
-        out->optimal = s->cands.c[i].cost <= a->cover * (1 + 1e-9);
+    double lb;
+    Err e;
+    err_clear(&e);
+    /* a bound holds at its own budget only: a larger one allows cheaper
+     * plans; and a pick cheaper than it left both orders, so nothing is
+     * claimed for it */
+    if (bound_cover(s->g, out->steps, out->T, budget, seconds, p, &lb, &e) == ERR_OK && lb > 0 &&
+        s->cands.c[i].cost >= lb * (1 - 1e-9)) {
+        out->bound = lb;
+        out->optimal = s->cands.c[i].cost <= lb * (1 + 1e-9);
     }
 }
 
@@ -487,6 +496,7 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     Auto *a = s->state;
     double t0 = clock_now(), end = t0 + a->time_limit;
+    a->offered = -1;
     /* the quick members share at most half the time; each one at most
      * what is left of that half */
     double members_end = t0 + a->time_limit * 0.5;
@@ -502,17 +512,21 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         deadline_stop(&d);
         if (progress_cancelled(p))
             return err_set(e, ERR_CANCELLED, "auto: cancelled");
+        offer_pick(s, budget, p);
         progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
     }
     double cover;
     if (run_cover(s, budget, fmin(COVER_SECONDS, end - a->exact_time - clock_now()), p, &cover) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     /* a pick at the graph order's bound ends the search */
+    offer_pick(s, budget, p);
     int rc = ERR_OK, done = pool_meets(s, budget, cover);
     if (!done)
         rc = run_fastsa(s, budget, end - a->exact_time - clock_now(), 1, p, e);
-    if (rc != ERR_CANCELLED && !done)
+    if (rc != ERR_CANCELLED && !done) {
+        offer_pick(s, budget, p);
         rc = run_exact(s, budget, end - clock_now(), p);
+    }
     if (rc == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     pool_tidy(s, budget, end);
@@ -560,13 +574,21 @@ static void auto_describe(const Solver *s, Overlay *out)
     const char *who = s->cands.c[a->last_pick].origin;
     for (int i = 0; i <= N_MEMBERS; i++) {
         Solver *m = i < N_MEMBERS ? a->m[i] : a->fsa;
-        if (!m || a->last_of[i] != a->last_pick || !m->cls->describe)
+        /* the member that made the plan: two members may return the same
+         * schedule (greedy's and twremat's on kumar_fig1), which the pool
+         * keeps once, under the first one's name */
+        if (!m || a->last_of[i] != a->last_pick || !m->cls->describe || strcmp(m->cls->name, who))
             continue;
         m->cls->describe(m, out);
         overlay_set_titlef(out, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
         return;
     }
-    overlay_set_titlef(out, "auto, %s's plan (kept from an earlier budget)", who);
+    overlay_set_titlef(out, "auto, %s's plan: no structure of its own to show", who);
+}
+
+static void auto_adopt(Solver *s, const int *steps, int T, const char *origin)
+{
+    pool_add(s, steps, T, origin);
 }
 
 static void auto_release(Solver *s)
@@ -588,5 +610,6 @@ const SolverClass solver_auto = {
     .solve = auto_solve,
     .resolve = auto_resolve,
     .describe = auto_describe,
+    .adopt = auto_adopt,
     .release = auto_release,
 };

@@ -15,7 +15,6 @@
 static Reaction budget_to(Tui *t, int64_t b)
 {
     session_set_budget(t->s, b);
-    t->moved_at = clock_now();
     return R_STATUS | R_BODY | R_SOLVE;
 }
 
@@ -132,7 +131,6 @@ static Reaction rule(Tui *t, int pin)
     session_set_rules(s, pins, forces);
     tui_say(t, 0, "%s %s; solving again with pin=%s force=%s", pin ? "pinned (never recompute)" : "forced (recompute)",
             id, s->pin[0] ? s->pin : "-", s->force[0] ? s->force : "-");
-    t->moved_at = -1;
     return R_BODY | R_STATUS | R_SOLVE_NOW;
 }
 
@@ -142,7 +140,6 @@ static Reaction act_unpin(Tui *t)
 {
     session_set_rules(t->s, "", "");
     tui_say(t, 0, "no node pinned or forced");
-    t->moved_at = -1;
     return R_BODY | R_STATUS | R_SOLVE_NOW;
 }
 
@@ -155,7 +152,7 @@ static Reaction act_picker(Tui *t)
 static Reaction act_export(Tui *t)
 {
     if (export_ui_busy(t->exp)) {
-        tui_say(t, 1, "export: one is still running");
+        tui_say(t, 1, "export: one is still running (x cancels it)");
         return R_STATUS;
     }
     t->prompt = PROMPT_EXPORT;
@@ -167,6 +164,16 @@ static Reaction act_replay(Tui *t)
 {
     int rc = replay_ui_start(t, t->msg, sizeof t->msg);
     t->msg_err = rc != 0;
+    return R_STATUS;
+}
+
+static Reaction act_cancel(Tui *t)
+{
+    int e = export_ui_cancel(t->exp, t->s), r = replay_ui_cancel(t->rep, t->s);
+    if (e || r)
+        tui_say(t, 0, "cancelling the %s...", e && r ? "export and the replay" : e ? "export" : "replay");
+    else
+        tui_say(t, 0, "nothing to cancel: no export or replay runs");
     return R_STATUS;
 }
 

@@ -1,5 +1,6 @@
-/* export_ui.c — exports off the UI thread (export_ui.h): one task at a
- * time on ui/bg.c, reading only its own copies. */
+/* export_ui.c — exports as tasks of the session's worker (export_ui.h):
+ * one at a time, each reading the session's graph and its own copies of
+ * the plan, the structure and the marks. */
 #include "ui/export_ui.h"
 
 #include <stdio.h>
@@ -12,13 +13,9 @@
 #include "src/base/fileio.h"
 #include "src/plan/overlay_json.h"
 #include "src/base/xalloc.h"
-#include "ui/bg.h"
 
-struct ExportUi {
-    Bg bg;
-    int running;
-    /* the task's own copies */
-    Graph *g;
+typedef struct ExportTask {
+    ExportUi *u;            /* for done, on the UI thread */
     Plan plan;
     int has_plan;
     Overlay ov;
@@ -26,66 +23,66 @@ struct ExportUi {
     unsigned char *alive;
     char path[1024];
     char format[8];
+    double t0;
     int rc;
     Err err;
+} ExportTask;
+
+struct ExportUi {
+    TaskId running;         /* 0: none */
+    char path[1024], format[8];
+    double t0;
+    int has_result, result_rc;
+    char result[1200];
 };
 
-/* exports still running at exit; kept reachable for leak checkers */
-static ExportUi *abandoned;
-
-static void task_clear(ExportUi *u)
+static void export_run(void *arg, TaskCtx *cx)
 {
-    graph_free(u->g);
-    u->g = NULL;
-    plan_done(&u->plan);
-    plan_init(&u->plan);
-    overlay_done(&u->ov);
-    overlay_init(&u->ov);
-    free(u->runs);
-    free(u->alive);
-    u->runs = NULL;
-    u->alive = NULL;
+    ExportTask *x = arg;
+    err_clear(&x->err);
+    ExportMarks m = {x->runs, x->alive};
+    x->rc = export_graph_marked(cx->g, x->has_plan ? &x->plan : NULL, x->ov.n ? &x->ov : NULL,
+                                x->has_plan ? &m : NULL, x->format, x->path, &x->err);
 }
 
-static void *export_work(void *arg)
+static void export_done(void *arg, int cancelled)
 {
-    ExportUi *u = arg;
-    err_clear(&u->err);
-    ExportMarks m = {u->runs, u->alive};
-    u->rc = export_graph_marked(u->g, u->has_plan ? &u->plan : NULL, u->ov.n ? &u->ov : NULL,
-                                u->has_plan ? &m : NULL, u->format, u->path, &u->err);
-    return NULL;
+    ExportTask *x = arg;
+    ExportUi *u = x->u;
+    u->running = 0;
+    u->has_result = 1;
+    if (cancelled) {
+        u->result_rc = -1;
+        snprintf(u->result, sizeof u->result, "export of %.900s cancelled", x->path);
+    } else if (x->rc) {
+        u->result_rc = -1;
+        snprintf(u->result, sizeof u->result, "export failed: %.1000s", x->err.msg);
+    } else {
+        u->result_rc = 1;
+        snprintf(u->result, sizeof u->result, "wrote %.1000s (%s, %.1fs)", x->path, x->format, clock_now() - x->t0);
+    }
 }
+
+static void export_free(void *arg)
+{
+    ExportTask *x = arg;
+    plan_done(&x->plan);
+    overlay_done(&x->ov);
+    free(x->runs);
+    free(x->alive);
+    free(x);
+}
+
+static const TaskOps export_ops = {"export", export_run, export_done, export_free};
 
 ExportUi *export_ui_new(void)
 {
-    ExportUi *u = xcalloc(1, sizeof *u);
-    if (bg_init(&u->bg)) {
-        free(u);
-        return NULL;
-    }
-    plan_init(&u->plan);
-    overlay_init(&u->ov);
-    return u;
+    return xcalloc(1, sizeof(ExportUi));
 }
 
 void export_ui_free(ExportUi *u)
 {
-    if (!u)
-        return;
-    if (u->running && !bg_done(&u->bg)) {
-        bg_abandon(&u->bg);     /* Graphviz cannot be stopped half-way */
-        abandoned = u;
-        return;
-    }
-    bg_free(&u->bg);
-    task_clear(u);
     free(u);
-}
-
-int export_ui_fd(const ExportUi *u)
-{
-    return u ? u->bg.fd[0] : -1;
 }
 
 int export_ui_busy(const ExportUi *u)
@@ -121,53 +118,63 @@ int export_ui_start(ExportUi *u, Session *s, const char *path, char *msg, size_t
             snprintf(msg, n, "wrote %s", path);
         return rc ? -1 : 1;
     }
-    if (!u || u->running) {
-        snprintf(msg, n, "export: %s", u ? "one is still running" : "no background thread");
+    if (u->running) {
+        snprintf(msg, n, "export: one is still running (x cancels it)");
         return -1;
     }
-    task_clear(u);
-    u->g = graph_clone(s->g);
-    u->has_plan = s->have;
+    ExportTask *x = xcalloc(1, sizeof *x);
+    x->u = u;
+    plan_init(&x->plan);
+    overlay_init(&x->ov);
+    x->has_plan = s->have;
     if (s->have) {
-        plan_copy(&u->plan, &s->plan);
-        overlay_done(&u->ov);
-        overlay_copy(&u->ov, &s->ov);
-        u->runs = xmallocarray((size_t)s->g->n + 1, sizeof *u->runs);
-        u->alive = xmallocarray((size_t)s->g->n + 1, 1);
-        memcpy(u->runs, s->facts.runs, (size_t)s->g->n * sizeof *u->runs);
-        memcpy(u->alive, s->facts.alive_peak, (size_t)s->g->n);
+        plan_copy(&x->plan, &s->plan);
+        overlay_copy(&x->ov, &s->ov);
+        x->runs = xmallocarray((size_t)s->g->n + 1, sizeof *x->runs);
+        x->alive = xmallocarray((size_t)s->g->n + 1, 1);
+        memcpy(x->runs, s->facts.runs, (size_t)s->g->n * sizeof *x->runs);
+        memcpy(x->alive, s->facts.alive_peak, (size_t)s->g->n);
     }
+    snprintf(x->path, sizeof x->path, "%s", path);
+    snprintf(x->format, sizeof x->format, "%s", fmt);
+    x->t0 = clock_now();
     snprintf(u->path, sizeof u->path, "%s", path);
     snprintf(u->format, sizeof u->format, "%s", fmt);
-    if (bg_start(&u->bg, export_work, u)) {
-        snprintf(msg, n, "export: cannot start a thread");
-        return -1;
-    }
-    u->running = 1;
+    u->t0 = x->t0;
+    u->running = session_task(s, &export_ops, x);
     snprintf(msg, n, "exporting %s (%s) in the background...", path, fmt);
     return 0;
 }
 
-int export_ui_tick(ExportUi *u, char *msg, size_t n)
+int export_ui_cancel(ExportUi *u, Session *s)
 {
-    if (!u || !u->running || !bg_reap(&u->bg))
+    if (!u->running)
         return 0;
-    u->running = 0;
-    double secs = clock_now() - u->bg.t0;
-    int rc = u->rc;
-    if (rc)
-        snprintf(msg, n, "export failed: %s", u->err.msg);
-    else
-        snprintf(msg, n, "wrote %s (%s, %.1fs)", u->path, u->format, secs);
-    task_clear(u);
-    return rc ? -1 : 1;
+    session_task_cancel(s, u->running);
+    return 1;
 }
 
-int export_ui_status(const ExportUi *u, char *buf, size_t n)
+int export_ui_take(ExportUi *u, char *msg, size_t n)
+{
+    if (!u || !u->has_result)
+        return 0;
+    u->has_result = 0;
+    snprintf(msg, n, "%s", u->result);
+    return u->result_rc;
+}
+
+int export_ui_status(const ExportUi *u, Session *s, char *buf, size_t n)
 {
     if (!u || !u->running)
         return 0;
+    SessionStatus st;
+    session_status(s, &st);
     const char *base = strrchr(u->path, '/');
-    snprintf(buf, n, "exporting %s (%s) %.1fs", base ? base + 1 : u->path, u->format, clock_now() - u->bg.t0);
+    if (st.io_progress > 0 && !strcmp(st.io_what, "export"))
+        snprintf(buf, n, "exporting %s (%s) %.0f%% %.1fs, x cancels", base ? base + 1 : u->path, u->format,
+                 100 * st.io_progress, clock_now() - u->t0);
+    else
+        snprintf(buf, n, "exporting %s (%s) %.1fs, x cancels", base ? base + 1 : u->path, u->format,
+                 clock_now() - u->t0);
     return 1;
 }

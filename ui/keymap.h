@@ -37,6 +37,7 @@ struct Tui;
     X(picker, 'a', 0, "a", "choose the solver, edit its options")                         \
     X(export, 'e', 0, "e", "export .dot .svg .png .json")                                 \
     X(replay, 'r', 0, "r", "replay the plan (CPU or CUDA)")                               \
+    X(cancel, 'x', 0, "x", "cancel the running export or replay")                        \
     X(play, ' ', 0, "Space", "play/pause: step the cursor")                               \
     X(play_stop, 27, 0, "Esc", "stop playing, hide its line")                             \
     X(ascii, 'A', 0, "A", "Unicode / ASCII drawing")                                      \

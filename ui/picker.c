@@ -15,19 +15,7 @@
  * was tried with them. */
 static const char *refusal(Session *s, const SolverClass *cls)
 {
-    SolverOpts o;
-    session_effective_opts(s, cls, &o);
-    char *key = job_opts_key(&o);
-    solver_opts_done(&o);
-    const char *why = NULL;
-    for (int i = 0; i < s->n_cache && !why; i++) {
-        const SessionEntry *en = &s->cache[i];
-        if (en->cls == cls && !strcmp(en->opts_key, key) && en->rc != ERR_OK && en->rc != ERR_OVER_BUDGET &&
-            en->rc != ERR_CANCELLED)
-            why = en->err.msg;
-    }
-    free(key);
-    return why;
+    return session_refusal(s, cls);
 }
 
 static int n_params(const SolverClass *c)
@@ -109,7 +97,6 @@ void picker_draw(Tui *t, int y0, int h, int w)
 static Reaction use(Tui *t)
 {
     session_set_solver(t->s, solver_at(t->picker_sel));
-    t->moved_at = -1;   /* solve now, no debounce */
     t->mode = MODE_VIEW;
     tui_say(t, 0, "solver %s", solver_at(t->picker_sel)->name);
     return R_ALL | R_SOLVE_NOW | R_TAKEN;
@@ -171,9 +158,7 @@ Reaction picker_option_commit(Tui *t, const char *text)
         return R_BODY | R_STATUS;
     }
     tui_say(t, 0, "%s: %s = %s%s", c->name, p->name, text[0] ? text : p->def, text[0] ? "" : " (default)");
-    if (c == t->s->cls) {
-        t->moved_at = -1;
+    if (c == t->s->cls)
         return R_BODY | R_STATUS | R_SOLVE_NOW;
-    }
     return R_BODY | R_STATUS;
 }

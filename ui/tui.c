@@ -1,10 +1,10 @@
-/* tui.c — the explorer's main loop: poll() on the keyboard, the solver
- * worker's pipe and the views' background tasks; key and mouse dispatch
- * (prompt, help, picker, the shown view's own keys, then the action
- * table); reactions turned into dirty bits; the budget debounce (a solve
- * starts ~50 ms after the last move); and a frame that redraws only the
- * dirty regions (tabs, view, slider, status, message line), then one
- * doupdate. */
+/* tui.c — the explorer's main loop: poll() on the keyboard and the
+ * session's one wake-up descriptor (every background task reports
+ * through it); key and mouse dispatch (prompt, help, picker, the shown
+ * view's own keys, then the action table); reactions turned into dirty
+ * bits and into the one budget debounce (a solve starts ~50 ms after the
+ * last move); and a frame that redraws only the dirty regions (tabs,
+ * view, slider, status, message line), then one doupdate. */
 #include "ui/tui.h"
 
 #include <poll.h>
@@ -100,6 +100,8 @@ static void react(Tui *t, Reaction r)
         t->dirty |= DIRTY_ALL;
     if (r & R_SOLVE_NOW)
         t->moved_at = -1;
+    else if ((r & R_SOLVE) && t->moved_at >= 0)
+        t->moved_at = clock_now();  /* the debounce restarts with each move */
     if (r & R_QUIT)
         t->quit = 1;
 }
@@ -181,8 +183,7 @@ static Reaction mouse_key(Tui *t)
     if ((press && on_slider) || (t->dragging && (ev.bstate & REPORT_MOUSE_POSITION))) {
         t->dragging = 1;
         session_set_budget(s, plot_slider_value(ev.x - t->slider_x, s->min_peak, s->base_peak, t->slider_w));
-        t->moved_at = clock_now();
-        return R_STATUS | R_BODY;
+        return R_STATUS | R_BODY | R_SOLVE;
     }
     if (press && t->mode == MODE_VIEW && t->view == VIEW_CURVE && ev.x >= t->plot_x &&
         ev.x < t->plot_x + t->plot_w && ev.y >= t->plot_y && ev.y <= t->plot_y + t->plot_h) {
@@ -363,12 +364,14 @@ static void views_free(Tui *t)
     }
 }
 
+/* The session first: its worker holds the tasks the views, the export
+ * and the replay started, and calls none of them back once freed. */
 static void teardown(Tui *t)
 {
+    session_free(t->s);
     views_free(t);
     export_ui_free(t->exp);
     replay_ui_free(t->rep);
-    session_free(t->s);
 }
 
 /* A new answer for the want is installed: redraw, and let a refusal (a
@@ -391,6 +394,8 @@ static Reaction collect(Tui *t, int *was_have)
         r |= answer_shown(t);
     if (what & SESSION_MORE)
         r |= R_STATUS | (t->view == VIEW_COMPARE || t->mode == MODE_PICKER ? R_BODY : 0);
+    if (what & SESSION_TASK)
+        r |= R_STATUS | R_BODY;     /* an export, replay or layout finished */
     if (s->have && !*was_have) {
         t->cursor = s->sim.peak_step > 0 ? s->sim.peak_step : 0;
         *was_have = 1;
@@ -400,13 +405,13 @@ static Reaction collect(Tui *t, int *was_have)
     if (t->sel_group >= (s->have ? s->ov.n : 0))
         t->sel_group = -1;
     char m[sizeof t->msg];
-    int rr = replay_ui_tick(t, m, sizeof m);
+    int rr = replay_ui_take(t->rep, m, sizeof m);
     if (rr) {
         memcpy(t->msg, m, sizeof t->msg);
         t->msg_err = rr < 0;
         r |= R_STATUS | R_BODY;
     }
-    rr = export_ui_tick(t->exp, m, sizeof m);
+    rr = export_ui_take(t->exp, m, sizeof m);
     if (rr) {
         memcpy(t->msg, m, sizeof t->msg);
         t->msg_err = rr < 0;
@@ -425,12 +430,11 @@ static Reaction collect(Tui *t, int *was_have)
 /* Something moves on screen: the solver, background work, a view's task. */
 static int anything_busy(Tui *t, int *body)
 {
-    JobStatus js;
-    session_status(t->s, &js);
+    SessionStatus st;
+    session_status(t->s, &st);
     View *v = &t->views[t->view];
     *body = t->mode == MODE_VIEW && v->ops->busy && v->ops->busy(v, t);
-    return js.fg_busy || js.bg_left || *body || replay_ui_busy(t->rep) || export_ui_busy(t->exp) ||
-           t->moved_at != 0;
+    return st.solving || st.bg_left || st.io_left || *body || t->moved_at != 0;
 }
 
 int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget, int ascii,
@@ -451,6 +455,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     t.sel_group = t.sel_node = -1;
     t.rep = replay_ui_new();
     t.exp = export_ui_new();
+    /* what a view asks for, the session's worker runs */
     views_init(&t);
     if (!cuda && g->recipe && t.rep)
         replay_ui_use_torch(t.rep, t.msg, sizeof t.msg);   /* msg says why not */
@@ -494,15 +499,8 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         }
         if (timeout < -1)
             timeout = 0;
-        struct pollfd pf[4 + VIEW_COUNT];
-        int np = 0;
-        pf[np++] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
-        pf[np++] = (struct pollfd){.fd = session_fd(s), .events = POLLIN};
-        pf[np++] = (struct pollfd){.fd = replay_ui_fd(t.rep), .events = POLLIN};
-        pf[np++] = (struct pollfd){.fd = export_ui_fd(t.exp), .events = POLLIN};
-        for (int i = 0; i < VIEW_COUNT; i++)
-            if (t.views[i].ops->fd)
-                pf[np++] = (struct pollfd){.fd = t.views[i].ops->fd(&t.views[i]), .events = POLLIN};
+        struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = session_fd(s), .events = POLLIN}};
+        int np = 2;
         /* a signal (Ctrl-C sets crt_quit_flag; a resize makes getch
          * return KEY_RESIZE) ends the wait early: read the keys below */
         int pr = poll(pf, (nfds_t)np, timeout);

@@ -79,7 +79,8 @@ void picker_draw(Tui *t, int y, int h, int w);
 Reaction picker_key(Tui *t, int ch);
 /* The picker's option prompt finished with text (NULL: cancelled). */
 Reaction picker_option_commit(Tui *t, const char *text);
-/* The slider row, and the status and message lines (ui/slider.c). */
+/* The slider row (ui/slider.c), and the status and message lines
+ * (ui/statusbar.c). */
 void slider_draw(Tui *t, int y, int w);
 void status_draw(Tui *t, int y, int w);
 void bottom_draw(Tui *t, int y, int w);

@@ -19,7 +19,7 @@ enum {
     R_BODY = 1u << 1,       /* redraw the view */
     R_STATUS = 1u << 2,     /* redraw the slider, status and message lines */
     R_ALL = 1u << 3,        /* redraw everything (tabs, another view, resize) */
-    R_SOLVE = 1u << 4,      /* want changed: solve after the debounce */
+    R_SOLVE = 1u << 4,      /* want changed: solve after the debounce (the main loop's timer) */
     R_SOLVE_NOW = 1u << 5,  /* want changed: solve at once */
     R_QUIT = 1u << 6,
 };
@@ -42,11 +42,10 @@ typedef struct ViewOps {
     /* A key while the view is shown: R_TAKEN (and what to redraw) when
      * it was the view's, else R_NONE. Optional. */
     Reaction (*key)(View *v, struct Tui *t, int ch);
-    /* Every loop, shown or not: collect background work, start what the
-     * view needs (shown: 1 when it is the current view). Optional. */
+    /* Every loop, shown or not: ask the session for what the view needs
+     * (shown: 1 when it is the current view); the answers land through
+     * the session's worker. Optional. */
     Reaction (*tick)(View *v, struct Tui *t, int shown);
-    /* A descriptor to poll() for the view's background work, -1 none. */
-    int (*fd)(const View *v);
     /* 1 while the view shows something moving (a spinner). */
     int (*busy)(const View *v, const struct Tui *t);
     void (*free)(View *v);                                  /* optional */

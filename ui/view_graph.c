@@ -1,6 +1,6 @@
 /* view_graph.c — the Graph view: the graph drawn in cells by
- * render/graph_cells.c (laid out in a background thread, once per zoom
- * level and focus), every node labelled with its id without overprinting
+ * render/graph_cells.c (laid out by a task of the session's worker, once
+ * per zoom level and focus), every node labelled with its id without overprinting
  * and every edge drawn with box-drawing characters; pan, zoom (shorter
  * labels, tighter spacing), select, search by id or op, and focus on a
  * node and its neighbours. Colours: nodes the plan recomputes, values
@@ -15,7 +15,6 @@
 #include "src/base/strbuf.h"
 #include "src/base/units.h"
 #include "src/base/xalloc.h"
-#include "ui/bg.h"
 #include "ui/crt.h"
 #include "ui/tui.h"
 
@@ -23,20 +22,11 @@
 #define MAX_PASS 20000
 
 typedef struct GraphState {
-    Bg bg;
-    int bg_ok;
     int running, failed;
-    /* the task: a private copy of the graph, the subset and the params */
-    Graph *g;
-    unsigned char *keep;
-    CellParams prm;
-    CellLayout task;
-    int task_rc;
-    Err err;
-    double task_zoom;
-    int task_focus;
+    Err err;                /* why the layout failed */
     /* shown */
     CellLayout l;
+    CellParams prm;         /* the parameters it was laid out with */
     int have;
     double lay_zoom;
     int lay_focus;
@@ -58,19 +48,64 @@ static void params_for(double zoom, CellParams *p)
     p->max_pass = MAX_PASS;
 }
 
-static void *layout_work(void *arg)
+/* One layout: the subset, the parameters, the result (the task's alone
+ * while it runs). */
+typedef struct LayoutTask {
+    GraphState *st;         /* for done, on the UI thread */
+    unsigned char *keep;
+    CellParams prm;
+    CellLayout out;
+    int rc;
+    Err err;
+    double zoom;
+    int focus;
+} LayoutTask;
+
+static void layout_run(void *arg, TaskCtx *cx)
 {
-    GraphState *st = arg;
-    err_clear(&st->err);
-    st->task_rc = cell_layout(st->g, st->keep, &st->prm, &st->task, &st->bg.prog, &st->err);
-    return NULL;
+    LayoutTask *x = arg;
+    err_clear(&x->err);
+    cell_layout_done(&x->out);
+    x->rc = cell_layout(cx->g, x->keep, &x->prm, &x->out, cx->p, &x->err);
 }
+
+static void layout_done(void *arg, int cancelled)
+{
+    LayoutTask *x = arg;
+    GraphState *st = x->st;
+    st->running = 0;
+    if (cancelled || x->rc == ERR_CANCELLED)
+        return;
+    if (x->rc) {
+        st->failed = 1;
+        st->err = x->err;
+        return;
+    }
+    if (st->have)
+        cell_layout_done(&st->l);
+    st->l = x->out;
+    st->prm = x->prm;
+    memset(&x->out, 0, sizeof x->out);
+    st->have = 1;
+    st->lay_zoom = x->zoom;
+    st->lay_focus = x->focus;
+    st->placed = 0;
+}
+
+static void layout_free(void *arg)
+{
+    LayoutTask *x = arg;
+    cell_layout_done(&x->out);
+    free(x->keep);
+    free(x);
+}
+
+static const TaskOps layout_ops = {"layout", layout_run, layout_done, layout_free};
 
 static void graph_init(View *v, Tui *t)
 {
     (void)t;
     GraphState *st = v->st;
-    st->bg_ok = bg_init(&st->bg) == 0;
     st->zoom = 1;
     st->focus = -1;
     st->lay_focus = -2;
@@ -80,20 +115,8 @@ static void graph_init(View *v, Tui *t)
 static void graph_free_view(View *v)
 {
     GraphState *st = v->st;
-    if (st->bg_ok)
-        bg_free(&st->bg);
-    if (st->running)
-        cell_layout_done(&st->task);
     if (st->have)
         cell_layout_done(&st->l);
-    graph_free(st->g);
-    free(st->keep);
-}
-
-static int graph_fd(const View *v)
-{
-    const GraphState *st = v->st;
-    return st->bg_ok ? st->bg.fd[0] : -1;
 }
 
 static int graph_busy(const View *v, const Tui *t)
@@ -127,30 +150,24 @@ static int top_node(const CellLayout *l)
 }
 
 /* Start a layout for the wanted zoom and focus when none runs. */
-static void start_layout(GraphState *st, const Session *s)
+static void start_layout(GraphState *st, Session *s)
 {
-    if (!st->g)
-        st->g = graph_clone(s->g);
-    free(st->keep);
-    st->keep = NULL;
+    LayoutTask *x = xcalloc(1, sizeof *x);
+    x->st = st;
     if (st->focus >= 0) {
-        const Graph *g = st->g;
-        st->keep = xcalloc((size_t)g->n + 1, 1);
-        st->keep[st->focus] = 1;
+        const Graph *g = s->g;
+        x->keep = xcalloc((size_t)g->n + 1, 1);
+        x->keep[st->focus] = 1;
         for (int k = g->in_off[st->focus]; k < g->in_off[st->focus + 1]; k++)
-            st->keep[g->in_idx[k]] = 1;
+            x->keep[g->in_idx[k]] = 1;
         for (int k = g->out_off[st->focus]; k < g->out_off[st->focus + 1]; k++)
-            st->keep[g->out_idx[k]] = 1;
+            x->keep[g->out_idx[k]] = 1;
     }
-    params_for(st->zoom, &st->prm);
-    st->task_zoom = st->zoom;
-    st->task_focus = st->focus;
-    if (bg_start(&st->bg, layout_work, st) == 0) {
-        st->running = 1;
-    } else {
-        st->failed = 1;
-        err_set(&st->err, ERR_IO, "cannot start the layout thread");
-    }
+    params_for(st->zoom, &x->prm);
+    x->zoom = st->zoom;
+    x->focus = st->focus;
+    session_task(s, &layout_ops, x);
+    st->running = 1;
 }
 
 /* Select the next node (after sel, wrapping) whose id or op contains the
@@ -188,26 +205,6 @@ static Reaction graph_tick(View *v, Tui *t, int shown)
 {
     GraphState *st = v->st;
     Reaction r = R_NONE;
-    if (!st->bg_ok)
-        return r;
-    if (st->running && bg_reap(&st->bg)) {
-        st->running = 0;
-        if (st->task_rc == ERR_CANCELLED) {
-            cell_layout_done(&st->task);
-        } else if (st->task_rc) {
-            st->failed = 1;
-        } else {
-            if (st->have)
-                cell_layout_done(&st->l);
-            st->l = st->task;
-            memset(&st->task, 0, sizeof st->task);
-            st->have = 1;
-            st->lay_zoom = st->task_zoom;
-            st->lay_focus = st->task_focus;
-            st->placed = 0;
-        }
-        r |= R_BODY;
-    }
     if (shown && st->search_seen != t->search_gen) {
         st->search_seen = t->search_gen;
         snprintf(st->search, sizeof st->search, "%s", t->search);
@@ -467,7 +464,6 @@ const ViewOps view_graph_ops = {
     .draw = graph_draw,
     .key = graph_key,
     .tick = graph_tick,
-    .fd = graph_fd,
     .busy = graph_busy,
     .free = graph_free_view,
 };

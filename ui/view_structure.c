@@ -84,7 +84,7 @@ static Reaction structure_key(View *v, Tui *t, int ch)
         if (t->sel_group > 0)
             t->sel_group--;
         break;
-    case 'x':
+    case 'c':
         t->sel_group = -1;
         break;
     default:
@@ -95,7 +95,7 @@ static Reaction structure_key(View *v, Tui *t, int ch)
 
 static const ViewKey structure_keys[] = {
     {"j/k", "select a group: its steps and nodes are highlighted in every view"},
-    {"x", "clear the selection"},
+    {"c", "clear the selection"},
     {NULL, NULL},
 };
 

@@ -83,20 +83,22 @@ typedef struct {
     int from;           /* the run that made it (RUN_* + index) */
 } Best;
 
-static void best_offer(Best *b, const State *S, const Anneal *A, int from)
+/* Keep the run's best in *b when it beats it; 1 when it did. */
+static int best_offer(Best *b, const State *S, const Anneal *A, int from)
 {
     int better = !b->steps || A->best_fits > b->fits ||
                  (A->best_fits == b->fits &&
                   (A->best_fits ? A->best_C < b->C
                                 : (A->best_M < b->M || (A->best_M == b->M && A->best_C < b->C))));
     if (!better)
-        return;
+        return 0;
     free(b->steps);
     b->steps = state_decode(S, A->best_seq, &b->T);
     b->fits = A->best_fits;
     b->M = A->best_M;
     b->C = A->best_C;
     b->from = from;
+    return 1;
 }
 
 /* Load a graph-node order into a fresh single-node state; forced nodes get
@@ -210,8 +212,10 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
                              stall_of(fs), X->p);
     X->tried += A.tried;
     X->runs++;
-    if (n >= 0)
-        best_offer(into, &S, &A, from);
+    /* the search's own best, within the budget, is offered to whoever
+     * shows plans while the search runs (progress_offer) */
+    if (n >= 0 && best_offer(into, &S, &A, from) && into == &X->best && into->fits)
+        progress_offer(X->p, into->steps, into->T, "fastsa");
     anneal_done(&A);
     state_done(&S);
     return n < 0 ? -1 : 0;

@@ -22,6 +22,14 @@ void progress_init(Progress *p)
 {
     atomic_store(&p->cancel, 0);
     atomic_store(&p->done, 0.0);
+    p->offer = NULL;
+    p->offer_ctx = NULL;
+}
+
+void progress_offer(Progress *p, const int *steps, int T, const char *origin)
+{
+    if (p && p->offer && T > 0)
+        p->offer(p->offer_ctx, steps, T, origin);
 }
 
 int progress_cancelled(Progress *p)
@@ -295,6 +303,10 @@ static void *deadline_watch(void *arg)
 void deadline_start(Deadline *d, Progress *parent, double seconds)
 {
     progress_init(&d->child);
+    if (parent) {   /* what a member finds reaches the caller's listener */
+        d->child.offer = parent->offer;
+        d->child.offer_ctx = parent->offer_ctx;
+    }
     d->parent = parent;
     d->at = clock_now() + seconds;
     atomic_store(&d->stop, 0);

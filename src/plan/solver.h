@@ -36,16 +36,31 @@ enum {
  * (recompute: run at least twice). */
 enum { NODE_FREE = 0, NODE_PIN = 1, NODE_FORCE = 2 };
 
-/* Cancellation and progress, shared with a worker thread. */
+/* A plan a search offers while it runs (see Progress.offer). */
+typedef void (*ProgressOffer)(void *ctx, const int *steps, int T, const char *origin);
+
+/* Cancellation, progress and the plans found so far, shared with a worker
+ * thread. */
 typedef struct Progress {
     atomic_int cancel;      /* set by the caller; solvers poll it */
     _Atomic double done;    /* 0..1, advisory */
+    /* Optional (NULL: nobody listens): a search calls it, on its own
+     * thread, with each plan better than the ones it offered before, so
+     * that a caller can show the best plan so far while the search goes
+     * on (the explorer's refinement). The steps are borrowed for the
+     * call. The listener simulates what it keeps: an offer is a hint,
+     * never a figure. Offering changes nothing in the search. */
+    ProgressOffer offer;
+    void *offer_ctx;
 } Progress;
 
+/* Clears cancel and done and removes any listener. */
 void progress_init(Progress *p);
 /* 1 when p is non-NULL and cancel is set. */
 int progress_cancelled(Progress *p);
 void progress_set(Progress *p, double done);
+/* Hand steps[0..T) to p's listener, if any (p may be NULL). */
+void progress_offer(Progress *p, const int *steps, int T, const char *origin);
 
 /* What a parameter's value may be; checked once, when a solver is made. */
 typedef enum OptKind {
@@ -119,6 +134,11 @@ typedef struct SolverClass {
      * title) into out; left empty when nothing was solved. It cannot fail:
      * it only reads what solve kept. */
     void (*describe)(const Solver *s, Overlay *out);
+    /* Optional: keep steps[0..T), a plan made elsewhere (another solver,
+     * a fresh solve at some budget) whose schedule is valid for this
+     * graph, among what later re-solves pick from. origin: the static name
+     * of who made it. A class that keeps no pool leaves it NULL. */
+    void (*adopt)(Solver *s, const int *steps, int T, const char *origin);
     /* Free what the state points to (not the state itself); also called
      * after a failed prepare, on a partly filled state. Optional. */
     void (*release)(Solver *s);

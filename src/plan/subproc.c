@@ -143,3 +143,47 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     return ERR_OK;
 }
+
+int subproc_exec(char *const argv[], const char *log, Progress *p, int *status, Err *e)
+{
+    *status = 127;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return err_set(e, ERR_IO, "cannot start %s: %s", argv[0], strerror(errno));
+    if (pid == 0) {
+#ifdef __GLIBC__
+        __fpurge(stdout);
+#endif
+        if (!log || strcmp(log, "-")) {
+            int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+                close(fd);
+            }
+        }
+        signal(SIGINT, SIG_DFL);
+        signal(SIGWINCH, SIG_DFL);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    const struct timespec tick = {0, 20000000};
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return err_set(e, ERR_IO, "lost the process of %s: %s", argv[0], strerror(errno));
+        if (progress_cancelled(p)) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+            return err_set(e, ERR_CANCELLED, "%s: cancelled", argv[0]);
+        }
+        nanosleep(&tick, NULL);
+    }
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return ERR_OK;
+}

@@ -37,6 +37,16 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, struct Progress *p, dou
  * the engine does not stop by itself. */
 void subproc_limits(double t0, double limit, double *engine, double *backstop);
 
+/* Run the program argv[0] with arguments argv (NULL-terminated) in a
+ * child process, its standard output and error written to the file log
+ * (created 0600; NULL: /dev/null, so nothing lands on the explorer's
+ * screen; "-": left on ours, for the command line). The child is killed
+ * when p is cancelled. ERR_OK with the exit status in *status (127: the
+ * program could not be run; 128 + N: killed by signal N); ERR_CANCELLED;
+ * ERR_IO when no process could be started. The one place, with
+ * subproc_run, where the program starts child processes. */
+int subproc_exec(char *const argv[], const char *log, struct Progress *p, int *status, Err *e);
+
 /* Write all n bytes to fd (the child's side); 0 or -1. */
 int subproc_write(int fd, const void *buf, size_t n);
 

@@ -1,14 +1,14 @@
 /* fit.c — largest batch multiplier that fits a memory size, with and
  * without recomputation. Peaks grow monotonically with the multiplier, so
  * the solver's search is a bisection over whole steps of a unit; each step
- * is one timed solve (sweep_point) on the scaled graph. */
+ * is the service's final answer on the scaled graph. */
 #include "src/session/fit.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "src/plan/sim.h"
-#include "src/session/sweep.h"
+#include "src/session/service.h"
 #include "src/base/xalloc.h"
 
 void fit_result_init(FitResult *r)
@@ -24,7 +24,8 @@ void fit_result_done(FitResult *r)
 }
 
 /* 1 if the solver fits memory at multiplier m (plan kept in out), 0 if
- * not, negative error code otherwise. */
+ * not, negative error code otherwise. Each multiplier gets the service's
+ * final answer on the scaled graph: what `remat solve` gives there. */
 static int try_m(const Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t memory,
                  double max_overhead, double m, Plan *out, Progress *p, Err *e)
 {
@@ -36,24 +37,18 @@ static int try_m(const Graph *g, const SolverClass *cls, const SolverOpts *opts,
         graph_free(gb);
         return 0;
     }
-    Solver *s = solver_new_cancellable(cls, gb, opts, p, e);
-    if (!s) {
-        graph_free(gb);
-        return -(e->code ? e->code : ERR_INVALID);
-    }
-    SweepPoint pt;
-    int rc = sweep_point(s, memory, NULL, &pt, p);
+    Answer a;
+    int rc = service_solve(gb, cls, opts, memory, p, &a);
     int ok = 0;
     if (rc == ERR_OK)
-        ok = max_overhead < 0 || plan_overhead(&pt.plan) <= max_overhead + 1e-12;
+        ok = max_overhead < 0 || plan_overhead(&a.plan) <= max_overhead + 1e-12;
     else if (rc != ERR_OVER_BUDGET)
         ok = -rc;
     if (ok < 0)
-        *e = pt.err;
+        *e = a.err;
     if (ok == 1)
-        plan_copy(out, &pt.plan);
-    plan_done(&pt.plan);
-    solver_free(s);
+        plan_copy(out, &a.plan);
+    answer_done(&a);
     graph_free(gb);
     return ok;
 }

@@ -1,14 +1,21 @@
 /* session.h — what the explorer is looking at, without any terminal: the
- * graph, the chosen solver, its options and the budget (`want`), the last
- * finished plan with its simulation and the figures the views read
- * (`have`), the baseline curve and the budget range, and a cache of answers
- * keyed by (solver, options, budget) so going back is instant.
+ * graph, the chosen solver, its options and the budget (`want`), the plan
+ * shown with its simulation and the figures the views read (`have`), the
+ * baseline curve and the budget range, and the final answers found so far
+ * keyed by (solver, options, budget), so going back is instant.
  *
- * Solving happens in the job worker (src/session/job.h): the foreground want, and
- * background work the views queue (every solver at one budget, a budget
- * sweep, a batch fit) whose answers land in the same cache. session_poll
- * installs the answers; nothing here simulates a plan the worker has
- * already simulated.
+ * Anytime answers: a want the cache cannot serve is sent to the worker's
+ * solve lane (src/session/worker.h), which answers at once with the
+ * service's quick answer, then runs the service's final answer — the plan
+ * `remat solve` gives — and posts every cheaper plan it finds on the way.
+ * The session shows each in turn, says which it shows (SessionShown), and
+ * keeps the final one. The next want cancels what still runs.
+ *
+ * Background work the views ask for (every solver at one budget, a budget
+ * sweep, a batch fit, the lower bound) is the same service's final answers,
+ * so a row of the compare view and the status line agree; one-shot tasks
+ * (exports, replays, layouts) run on the worker's other lane through
+ * session_task. The UI talks to the worker only through this header.
  */
 #ifndef REMAT_SESSION_H
 #define REMAT_SESSION_H
@@ -16,31 +23,25 @@
 #include <stdint.h>
 
 #include "src/base/err.h"
-#include "src/session/fit.h"
 #include "src/graph/graph.h"
-#include "src/session/job.h"
 #include "src/plan/overlay.h"
 #include "src/plan/plan.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
+#include "src/session/service.h"
+#include "src/session/fit.h"
+#include "src/session/worker.h"
 
 #define SESSION_CACHE_MAX 96
 #define SESSION_FITS_MAX 8
 
-/* One answer: a plan (or a refusal) for (cls, options, budget). */
-typedef struct SessionEntry {
-    const SolverClass *cls;
-    int64_t budget;     /* the key; PLAN_NO_BUDGET for budgetless classes */
-    char *opts_key;     /* the key's options (job_opts_key) */
-    int rc;
-    Err err;
-    Plan plan;
-    Sim sim;            /* the plan's simulation (T 0 without a plan) */
-    Overlay ov;
-    int has_plan;
-    double secs;
-    unsigned stamp;     /* for least-recently-used eviction */
-} SessionEntry;
+/* Which answer the shown plan is (never more than is true). */
+typedef enum SessionShown {
+    SHOWN_NONE,         /* no plan yet */
+    SHOWN_PARTIAL,      /* the best plan so far of a full solve still running */
+    SHOWN_QUICK,        /* the quick answer; the full solve runs */
+    SHOWN_FINAL,        /* what `remat solve` gives for the want */
+} SessionShown;
 
 /* A batch fit for (cls, options, memory). */
 typedef struct SessionFit {
@@ -54,8 +55,8 @@ typedef struct SessionFit {
     unsigned stamp;
 } SessionFit;
 
-/* Figures of the installed plan, computed once when it is installed and
- * read by every view and the export. */
+/* Figures of the shown plan, computed once when it is shown and read by
+ * every view and the export. */
 typedef struct PlanFacts {
     int *runs;              /* g->n: how often each node runs */
     int *first_step;        /* g->n: step of its first run, -1 when it never runs */
@@ -73,21 +74,25 @@ typedef struct SessionOpts {
     SolverOpts opts;
 } SessionOpts;
 
+typedef struct SessionEntry {
+    Answer a;           /* a final answer */
+    unsigned stamp;     /* for least-recently-used eviction */
+} SessionEntry;
+
+struct WantTask;
+struct BgTask;
+
 typedef struct Session {
-    Graph *g;                   /* owned */
-    SessionOpts *copts;         /* per class; owned */
-    int n_copts;
-    char *pin, *force;          /* node rules given to every solve ("" none); owned */
+    const Graph *g;             /* the worker's; read-only */
     /* want */
     const SolverClass *cls;
     int64_t budget;
+    char *pin, *force;          /* node rules given to every solve ("" none); owned */
     unsigned gen;               /* bumped by every change of want */
-    unsigned asked_gen;         /* generation last sent to the worker (or served) */
     /* range and baseline, computed once */
     int64_t min_peak, base_peak;
-    int *base_order;
     Sim base;                   /* baseline curve */
-    /* have: the last finished result for `want` or an earlier want */
+    /* have: the plan shown, for `want` or an earlier want */
     int have;                   /* 1 when plan/sim hold a valid plan */
     Plan plan;
     Sim sim;
@@ -95,30 +100,39 @@ typedef struct Session {
     PlanFacts facts;
     const SolverClass *have_cls;
     int64_t have_budget;
-    int rc;                     /* status of the last result (OK, OVER_BUDGET, ...) */
+    SessionShown shown;         /* which answer it is */
+    int rc;                     /* status of the last answer (OK, OVER_BUDGET, ...) */
     Err err;                    /* its message */
-    double secs;                /* solve time of the last result */
-    int from_cache;
-    /* answers */
-    SessionEntry *cache;        /* SESSION_CACHE_MAX slots */
+    double secs;                /* solve time of the last final answer */
+    int from_cache;             /* the final answer came from the cache */
+    double since;               /* clock_now() when the want was sent to the worker */
+    /* private: the want sent last, the answers, the worker */
+    unsigned asked_gen;
+    SessionOpts *copts;
+    int n_copts;
+    SessionEntry *cache;
     int n_cache;
     SessionFit fits[SESSION_FITS_MAX];
     int n_fits;
     unsigned stamp;
-    Job *job;
-    double asked_at;            /* monotonic seconds of the last request */
+    Worker *w;
+    struct WantTask *fg;        /* the want running now (owned by the worker until done) */
+    TaskId fg_id;
+    struct BgTask **bg;         /* background tasks sent and not yet back */
+    int n_bg, cap_bg;
+    int changed;                /* SESSION_* bits gathered by task callbacks */
 } Session;
 
 /* The solver the explorer opens on: the "auto" portfolio when it is
  * registered, else the first registered class. */
 const SolverClass *session_default_solver(void);
 
-/* New session over g (ownership passes in) with solver cls (NULL:
- * session_default_solver) and opts (copied; for cls; may be NULL). The
- * budget starts at the baseline peak. NULL with e set when the worker
- * cannot start (g is then freed). */
+/* New session over g (ownership passes to the session's worker) with
+ * solver cls (NULL: session_default_solver) and opts (copied; for cls;
+ * may be NULL). The budget starts at the baseline peak. NULL with e set
+ * when the worker cannot start (g is then freed). */
 Session *session_new(Graph *g, const SolverClass *cls, const SolverOpts *opts, Err *e);
-/* Stop the worker and free everything. A solver that does not notice its
+/* Stop the worker and free everything. A task that does not notice its
  * cancel flag within half a second is left running, with the graph it
  * reads, for the exiting process to end. */
 void session_free(Session *s);
@@ -142,40 +156,70 @@ void session_effective_opts(Session *s, const SolverClass *cls, SolverOpts *out)
 
 /* 1 when want differs from what was last asked for. */
 int session_stale(const Session *s);
-/* Serve want from the cache (returns 1: have is updated now) or send it to
- * the worker (returns 0: session_poll will install the answer). */
+/* Serve want from the cache (returns 1: have is updated now, final) or
+ * send it to the worker (returns 0: session_poll will show the answers). */
 int session_request(Session *s);
-/* Descriptor to poll() for worker answers. */
+/* Descriptor to poll() for the worker's news. */
 int session_fd(const Session *s);
-/* Take every waiting answer: the foreground one is installed when it is
- * for the newest want (SESSION_HAVE), background ones go to the cache and
- * the fits (SESSION_MORE). Returns the bits of what happened, 0 if nothing. */
-enum { SESSION_HAVE = 1, SESSION_MORE = 2 };
+/* Take the worker's news: a plan for the want shown (SESSION_HAVE:
+ * quick, better or final), background answers stored (SESSION_MORE),
+ * one-shot tasks finished (their done callbacks ran: SESSION_TASK).
+ * Returns the bits of what happened, 0 if nothing. */
+enum { SESSION_HAVE = 1, SESSION_MORE = 2, SESSION_TASK = 4 };
 int session_poll(Session *s);
-/* 1 while the worker is solving want; elapsed seconds since the request. */
-int session_busy(const Session *s, double *elapsed, double *progress);
-void session_status(const Session *s, JobStatus *st);
 
-/* Queue background work (replacing what was queued before): plans go to
- * the cache, fits to session_fit_find. Tasks already answered are skipped. */
-void session_background(Session *s, const JobTask *tasks, int n);
-/* The answer for (cls, opts, budget), or NULL. opts are effective options
- * (session_effective_opts, plus any the caller added). */
-const SessionEntry *session_find(Session *s, const SolverClass *cls, const SolverOpts *opts,
-                                 int64_t budget);
-const SessionFit *session_fit_find(Session *s, const SolverClass *cls, const SolverOpts *opts,
-                                   int64_t memory);
+/* What runs, for status lines. */
+typedef struct SessionStatus {
+    int solving;            /* the want is with the worker (no final answer yet) */
+    double elapsed;         /* seconds since it was sent */
+    double progress;        /* 0..1, advisory */
+    int bg_left;            /* background answers queued or running */
+    char bg_what[96];       /* the running one: "auto at 512 MiB", "batch fit with greedy" */
+    int io_left;            /* one-shot tasks queued or running */
+    char io_what[32];       /* the running one's name */
+    double io_elapsed;
+    double io_progress;
+} SessionStatus;
+void session_status(Session *s, SessionStatus *st);
 
-/* Put a finished answer for cls at budget (with cls's effective options)
- * into the cache (plan copied and simulated here; may be NULL for a
- * refusal) without showing it; a later session_request for (cls, budget)
- * is then served at once. The overlay is left empty. */
+/* Background answers a view wants (options: the class's effective
+ * options, the same the status line uses). */
+typedef enum WantKind { WANT_PLAN, WANT_FIT, WANT_BOUND } WantKind;
+typedef struct SessionWant {
+    WantKind kind;
+    const SolverClass *cls;     /* WANT_PLAN, WANT_FIT */
+    int64_t budget;             /* WANT_FIT: the memory to fit */
+} SessionWant;
+/* Keep exactly these in the background, in this order, behind the want:
+ * what is answered already is skipped, what was asked before and is not
+ * in the list any more is cancelled. */
+void session_background(Session *s, const SessionWant *w, int n);
+/* 1 while this background answer is being computed now. */
+int session_computing(Session *s, const SessionWant *w);
+/* The final answer for (cls, budget) with cls's effective options, or NULL. */
+const Answer *session_answer(Session *s, const SolverClass *cls, int64_t budget);
+const SessionFit *session_fit(Session *s, const SolverClass *cls, int64_t memory);
+/* Why cls refused the graph with its effective options, when an answer
+ * at some budget said so (a refusal, not "over budget"); else NULL. */
+const char *session_refusal(Session *s, const SolverClass *cls);
+/* The lower bound at budget over the graph's order (src/plan/bound.h): 1
+ * with *rc, *lb and e when known (asked through session_background), 0
+ * when not yet. */
+int session_bound(Session *s, int64_t budget, int *rc, double *lb, Err *e);
+
+/* Put a finished plan for cls at budget (with cls's effective options)
+ * into the cache as a final answer (plan copied and simulated here; may be
+ * NULL for a refusal) without showing it; a later session_request for
+ * (cls, budget) is then served at once. The overlay is left empty. */
 void session_cache_put(Session *s, const SolverClass *cls, int64_t budget, int rc, const Err *err,
                        const Plan *plan, double secs);
 /* 1 when (cls, budget) with cls's effective options is in the cache. */
 int session_cached(Session *s, const SolverClass *cls, int64_t budget);
 
-/* The budget key a class uses in the cache. */
-int64_t session_cache_key(const SolverClass *cls, int64_t budget);
+/* A one-shot task on the worker's I/O lane (export, replay, layout):
+ * ops->run reads the session's graph (TaskCtx.g) and its own arg; done
+ * and free run inside session_poll. */
+TaskId session_task(Session *s, const TaskOps *ops, void *arg);
+void session_task_cancel(Session *s, TaskId id);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "src/base/clock.h"
+#include "src/session/service.h"
 
 void sweep_budgets(int64_t lo, int64_t hi, int n, int64_t *out)
 {
@@ -16,19 +16,6 @@ void sweep_budgets(int64_t lo, int64_t hi, int n, int64_t *out)
     out[n - 1] = hi;
 }
 
-int sweep_point(Solver *s, int64_t budget, const Plan *prev, SweepPoint *pt, Progress *p)
-{
-    memset(pt, 0, sizeof *pt);
-    plan_init(&pt->plan);
-    pt->budget = budget;
-    err_clear(&pt->err);
-    double t0 = clock_now();
-    pt->rc = solver_plan(s, budget, prev, &pt->plan, p, &pt->err);
-    pt->secs = clock_now() - t0;
-    pt->has_plan = (pt->rc == ERR_OK || pt->rc == ERR_OVER_BUDGET) && pt->plan.T > 0;
-    return pt->rc;
-}
-
 int sweep_run(const Graph *g, const SolverClass *cls, const SolverOpts *opts, const int64_t *budgets,
               int n, SweepPoint *pts, Progress *p, atomic_int *at, Err *e)
 {
@@ -37,27 +24,36 @@ int sweep_run(const Graph *g, const SolverClass *cls, const SolverOpts *opts, co
         plan_init(&pts[i].plan);
         pts[i].budget = budgets[i];
     }
-    Solver *s = solver_new_cancellable(cls, g, opts, p, e);
-    if (!s)
-        return e->code ? e->code : ERR_INVALID;
-    const Plan *prev = NULL;
+    Service *en = service_new(g);
     int rc = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !rc; i++) {
         if (progress_cancelled(p)) {
             rc = ERR_CANCELLED;
             break;
         }
         if (at)
             atomic_store(at, i);
-        plan_done(&pts[i].plan);
-        if (sweep_point(s, budgets[i], prev, &pts[i], p) == ERR_CANCELLED) {
+        Answer a;
+        service_answer(en, cls, opts, budgets[i], 0, p, &a);
+        SweepPoint *pt = &pts[i];
+        pt->rc = a.rc;
+        pt->err = a.err;
+        pt->secs = a.secs;
+        pt->has_plan = a.has_plan;
+        if (a.has_plan)
+            plan_copy(&pt->plan, &a.plan);
+        answer_done(&a);
+        if (pt->rc == ERR_CANCELLED) {
             rc = ERR_CANCELLED;
-            break;
+        } else if (!pt->has_plan && pt->rc != ERR_OVER_BUDGET) {
+            /* the solver refuses the graph (or failed): say so once */
+            *e = pt->err;
+            rc = pt->rc;
         }
-        if (pts[i].has_plan)
-            prev = &pts[i].plan;
     }
-    solver_free(s);
+    service_free(en);
+    if (rc && rc != ERR_CANCELLED)
+        sweep_points_done(pts, n);
     return rc;
 }
 

@@ -1,8 +1,7 @@
 /* sweep.h — one solver over a list of budgets: the budgets spread evenly
  * over a range (one rounding for `remat sweep`, the explorer's trade-off
- * chart and everything else), and one timed solve per point that reuses the
- * previous point's plan. The batch fit (src/session/fit.c) solves its multipliers
- * through sweep_point too.
+ * chart and everything else), and at each point the service's final answer
+ * (src/session/service.h), the plan `remat solve` gives at that budget.
  */
 #ifndef REMAT_SWEEP_H
 #define REMAT_SWEEP_H
@@ -29,14 +28,12 @@ typedef struct SweepPoint {
     double secs;
 } SweepPoint;
 
-/* Plan s at budget into *pt (initialised here; plan_done(&pt->plan) frees
- * it), reusing prev (may be NULL). Returns pt->rc. */
-int sweep_point(Solver *s, int64_t budget, const Plan *prev, SweepPoint *pt, Progress *p);
-
-/* Plan cls at each budget with one Solver, each solve after the first
- * reusing the last plan found. pts[i] are initialised here; free with
- * sweep_points_done. Returns 0, ERR_CANCELLED, or the solver_new error (e
- * set, pts empty). *at: the index of the point being solved (may be NULL). */
+/* The final answer of cls at each budget (one service, so a class without
+ * a warm start is prepared once; auto and fastsa solve each point afresh,
+ * as `remat solve` does). pts[i] are initialised here; free with
+ * sweep_points_done. Returns 0, ERR_CANCELLED, or the error of a solver
+ * that refuses the graph (e set, pts empty). *at: the index of the point
+ * being solved (may be NULL). */
 int sweep_run(const Graph *g, const SolverClass *cls, const SolverOpts *opts, const int64_t *budgets,
               int n, SweepPoint *pts, Progress *p, atomic_int *at, Err *e);
 void sweep_points_done(SweepPoint *pts, int n);

@@ -18,6 +18,7 @@
 #include "src/session/advice.h"
 #include "src/session/fit.h"
 #include "src/session/session.h"
+#include "src/session/service.h"
 
 static void advice_ranks_held_values(void **st TU_UNUSED)
 {
@@ -204,7 +205,7 @@ static void session_keeps_options_rules_and_facts(void **st TU_UNUSED)
     session_set_rules(s, "B", "C");
     SolverOpts eff;
     session_effective_opts(s, solver_find("greedy"), &eff);
-    char *k = job_opts_key(&eff);
+    char *k = service_opts_key(&eff);
     assert_string_equal(k, "force=C;pin=B");
     free(k);
     solver_opts_done(&eff);

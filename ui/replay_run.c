@@ -1,14 +1,14 @@
-/* torch_replay.c — finding and running tools/replay_torch.py (see
- * torch_replay.h). A separate Python process, like remat-cuda, so that
- * remat itself never links torch. */
-#include <fcntl.h>
+/* replay_run.c — finding and running the replay programs (replay_run.h):
+ * tools/replay_torch.py, a separate Python process so that remat itself
+ * never links torch, and remat-cuda, so that remat runs where CUDA does
+ * not. Both through subproc_exec, which a cancel stops. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "ui/torch_replay.h"
+#include "src/plan/subproc.h"
+#include "ui/replay_run.h"
 
 /* path (n bytes) = rel beside this program: <dir of remat>/rel; -1 with
  * "replay: cannot locate <what>" in msg when /proc/self/exe cannot be
@@ -55,28 +55,35 @@ int torch_replay_locate(char *tool, size_t n, char *msg, size_t mn)
     return 0;
 }
 
+/* The program's exit status, or -1 when it was cancelled. */
+static int run(char *const argv[], const char *log, struct Progress *p)
+{
+    int st;
+    Err e;
+    err_clear(&e);
+    int rc = subproc_exec(argv, log, p, &st, &e);
+    if (rc == ERR_CANCELLED)
+        return -1;
+    if (rc) {
+        fprintf(stderr, "remat: %s\n", e.msg);
+        return 127;
+    }
+    return st;
+}
+
 int torch_replay_run(const char *tool, const char *graph, const char *plan, const char *out,
-                     const char *log)
+                     const char *log, struct Progress *p)
 {
     const char *py = getenv("REMAT_PYTHON");
     if (!py || !*py)
         py = "/usr/bin/python3";
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (log) {
-            int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            if (fd >= 0) {
-                dup2(fd, 1);
-                dup2(fd, 2);
-                close(fd);
-            }
-        }
-        execl(py, py, tool, graph, plan, "-o", out, (char *)NULL);
-        fprintf(stderr, "replay: cannot run %s\n", py);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0)
-        return 127;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+    char *argv[] = {(char *)py, (char *)tool, (char *)graph, (char *)plan, (char *)"-o", (char *)out, NULL};
+    return run(argv, log, p);
+}
+
+int cuda_replay_run(const char *path, const char *graph, const char *plan, const char *flag,
+                    const char *value, const char *out, const char *log, struct Progress *p)
+{
+    char *argv[] = {(char *)path, (char *)graph, (char *)plan, (char *)flag, (char *)value, (char *)out, NULL};
+    return run(argv, log, p);
 }

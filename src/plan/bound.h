@@ -1,0 +1,48 @@
+/* bound.h — the lower bound on the cost of the plans within a budget, with
+ * one cache for the whole program: auto's answers, `remat solve --bound`
+ * and the explorer's compare view all ask here, so a bound is solved once
+ * per (graph, order, budget).
+ *
+ * The bound is the cover bound of solvers/checkmate/cover.c (no plan whose
+ * first runs follow the order costs less); it is defined in solvers/bound.c
+ * and src/ sees it only through this header, as it sees the solver table.
+ * Thread-safe: the cache has its own lock, and a solve runs outside it.
+ */
+#ifndef REMAT_BOUND_H
+#define REMAT_BOUND_H
+
+#include <stdint.h>
+
+#include "src/base/err.h"
+#include "src/graph/graph.h"
+#include "src/plan/solver.h"
+
+/* Seconds the compare view and `remat solve --bound` give a bound (most
+ * take well under one; past the time CBC's best possible value stands,
+ * still a bound). */
+#define BOUND_SECONDS 10
+
+/* The cover bound at budget over plans whose first runs follow the
+ * graph's order (steps NULL), or over the graph's order and the order of
+ * steps[0..T) (the smaller of the two: it holds for that plan and for the
+ * graph's order). Served from the cache when an answer computed with at
+ * least `seconds` is there; seconds 0 only looks. ERR_OK with *lb;
+ * ERR_OVER_BUDGET when no plan in the order(s) fits (message names the
+ * node); ERR_LIMIT when nothing came in time, or (seconds 0) nothing is
+ * cached; ERR_UNSUPPORTED when the plan leaves a node out; ERR_CANCELLED;
+ * ERR_IO. Answers other than cancellation and I/O failures are cached. */
+int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
+                double *lb, Err *e);
+
+/* The graph order's bound at budget when the cache has it: 1 with *rc
+ * (bound_cover's status), *lb and e; 0 when it was never solved. */
+int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *e);
+
+/* Remember the graph order's bound at budget found another way (the
+ * cover's plan comes with it), as if solved with `seconds`. */
+void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double lb);
+
+/* Empty the cache (tests). */
+void bound_cache_clear(void);
+
+#endif
