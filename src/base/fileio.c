@@ -1,11 +1,19 @@
-/* fileio.c — whole-file reads and writes for the loaders and the CLI. */
+/* fileio.c — whole-file reads for the loaders and atomic whole-file
+ * writes (FileTx: temporary file, fsync, rename, directory fsync) for every
+ * writer, with an injectable write fault for the tests. */
+#define _GNU_SOURCE     /* fopencookie: a stream whose writes the tx sees */
 #include "src/base/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "src/base/xalloc.h"
 
@@ -81,21 +89,307 @@ fail:
     return NULL;
 }
 
+/* ---- atomic writes ------------------------------------------------------ */
+
+#define TX_CHUNK ((size_t)1 << 16)    /* stdio buffer and largest write(2) */
+
+enum { FAULT_NONE, FAULT_WRITE, FAULT_FSYNC, FAULT_CLOSE, FAULT_RENAME };
+
+static atomic_long fault_writes;        /* write(2) calls since the spec */
+static atomic_int fault_overridden;     /* file_fault_set installed a spec */
+static char fault_spec[32];
+
+void file_fault_set(const char *spec)
+{
+    atomic_store(&fault_overridden, 0);
+    snprintf(fault_spec, sizeof fault_spec, "%s", spec ? spec : "");
+    atomic_store(&fault_writes, 0);
+    atomic_store(&fault_overridden, spec != NULL);
+}
+
+/* The injected fault, if any; *n the write it starts at. */
+static int fault_kind(long *n)
+{
+    const char *s = atomic_load(&fault_overridden) ? fault_spec : getenv("REMAT_FAULT_WRITE");
+    if (!s || !*s)
+        return FAULT_NONE;
+    if (!strcmp(s, "fsync"))
+        return FAULT_FSYNC;
+    if (!strcmp(s, "close"))
+        return FAULT_CLOSE;
+    if (!strcmp(s, "rename"))
+        return FAULT_RENAME;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 1)
+        return FAULT_NONE;
+    *n = v;
+    return FAULT_WRITE;
+}
+
+static int fault_at(int kind)
+{
+    long n = 0;
+    return fault_kind(&n) == kind;
+}
+
+/* Counts one write(2); 1 when it is to fail. */
+static int fault_write_now(void)
+{
+    long n = 0;
+    int k = fault_kind(&n);
+    long seen = atomic_fetch_add(&fault_writes, 1) + 1;
+    return k == FAULT_WRITE && seen >= n;
+}
+
+/* The stream's sink: every buffer stdio hands over goes to the temporary
+ * file whole, or the first errno is kept and stdio sees a short write
+ * (0: glibc's cookie contract for an error). */
+static ssize_t tx_sink(void *cookie, const char *buf, size_t n)
+{
+    FileTx *tx = cookie;
+    if (tx->discard)
+        return (ssize_t)n;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w;
+        if (fault_write_now()) {
+            errno = ENOSPC;
+            w = -1;
+        } else {
+            /* at most TX_CHUNK a call: the fault seam counts writes of a
+             * known size, whatever stdio hands over */
+            w = write(tx->fd, buf + done, n - done < TX_CHUNK ? n - done : TX_CHUNK);
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!tx->err)
+                tx->err = w < 0 ? errno : ENOSPC;
+            return (ssize_t)done;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int tx_sink_close(void *cookie)
+{
+    (void)cookie;   /* the descriptor is closed (and checked) by the tx */
+    return 0;
+}
+
+static void tx_free(FileTx *tx)
+{
+    free(tx->path);
+    free(tx->target);
+    free(tx->tmp);
+    tx->path = tx->target = tx->tmp = NULL;
+    tx->f = NULL;
+    tx->fd = -1;
+}
+
+static int tx_fail(FileTx *tx, Err *e, int cause, const char *what)
+{
+    err_set(e, ERR_IO, "%s: cannot write: %s%s", tx->path, strerror(cause), what ? what : "");
+    tx_free(tx);
+    return ERR_IO;
+}
+
+/* A name no other writer picks: pid, a counter and the clock, mixed. */
+static void tx_tmp_name(char *buf, size_t n, const char *dir, const char *base)
+{
+    static atomic_ulong counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                 (atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ULL);
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    char suf[7];
+    for (int i = 0; i < 6; i++, x /= 62)
+        suf[i] = al[x % 62];
+    suf[6] = '\0';
+    /* the name stays within NAME_MAX however long the target's is */
+    snprintf(buf, n, "%s.%.200s.%s", dir, base, suf);
+}
+
+int file_tx_begin(FileTx *tx, const char *path, Err *e)
+{
+    memset(tx, 0, sizeof *tx);
+    tx->fd = -1;
+    tx->path = xstrdup(strcmp(path, "-") ? path : "stdout");
+    if (!strcmp(path, "-")) {
+        tx->f = stdout;
+        return ERR_OK;
+    }
+    if (!*path)
+        return tx_fail(tx, e, ENOENT, NULL);
+    /* a symbolic link stays a link: the file it names is replaced */
+    struct stat st;
+    tx->target = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        tx->target = realpath(path, NULL);  /* NULL when dangling: the link is replaced */
+    if (!tx->target)
+        tx->target = xstrdup(path);
+    int exists = stat(tx->target, &st) == 0;
+    if (!exists && errno != ENOENT)
+        return tx_fail(tx, e, errno, NULL);
+    if (exists && S_ISDIR(st.st_mode)) {
+        err_set(e, ERR_IO, "%s: cannot write: is a directory", tx->path);
+        tx_free(tx);
+        return ERR_IO;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a FIFO, a device, a terminal: nothing to replace, write through */
+        tx->f = fopen(tx->target, "wb");
+        if (!tx->f)
+            return tx_fail(tx, e, errno, NULL);
+        return ERR_OK;
+    }
+    if (exists && access(tx->target, W_OK) != 0)
+        return tx_fail(tx, e, errno, NULL);
+    const char *slash = strrchr(tx->target, '/');
+    size_t dl = slash ? (size_t)(slash - tx->target) + 1 : 0;
+    char *dir = xmalloc(dl + 1);
+    memcpy(dir, tx->target, dl);
+    dir[dl] = '\0';
+    size_t n = dl + 220;
+    tx->tmp = xmalloc(n);
+    for (int tries = 0;; tries++) {
+        tx_tmp_name(tx->tmp, n, dir, tx->target + dl);
+        tx->fd = open(tx->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (tx->fd >= 0 || errno != EEXIST || tries == 100)
+            break;
+    }
+    if (tx->fd < 0) {
+        int cause = errno;
+        char what[300];
+        if (dl > 1)
+            dir[dl - 1] = '\0';   /* "out", not "out/" */
+        snprintf(what, sizeof what, " (creating a temporary file in %s)", dl ? dir : ".");
+        free(dir);
+        return tx_fail(tx, e, cause, what);
+    }
+    free(dir);
+    if (exists) {
+        /* the replacement keeps the permissions (and, where permitted, the
+         * owner) of the file it replaces; chown first, as it clears set-id bits */
+        if (st.st_uid != geteuid() || st.st_gid != getegid())
+            (void)!fchown(tx->fd, st.st_uid, st.st_gid);
+        (void)!fchmod(tx->fd, st.st_mode & 07777);
+    }
+    cookie_io_functions_t io = {.read = NULL, .write = tx_sink, .seek = NULL, .close = tx_sink_close};
+    tx->f = fopencookie(tx, "w", io);
+    if (!tx->f) {
+        int cause = errno;
+        close(tx->fd);
+        unlink(tx->tmp);
+        return tx_fail(tx, e, cause, NULL);
+    }
+    setvbuf(tx->f, NULL, _IOFBF, TX_CHUNK);
+    return ERR_OK;
+}
+
+void file_tx_abort(FileTx *tx)
+{
+    if (!tx->path)
+        return;
+    if (tx->tmp) {
+        tx->discard = 1;
+        fclose(tx->f);
+        close(tx->fd);
+        unlink(tx->tmp);
+    } else if (tx->f && tx->f != stdout) {
+        fclose(tx->f);
+    } else if (tx->f) {
+        fflush(tx->f);
+    }
+    tx_free(tx);
+}
+
+/* fsync the directory holding target, so the rename itself is durable.
+ * File systems that cannot (EINVAL) count as done. */
+static int sync_dir(const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? xmalloc((size_t)(slash - target) + 2) : xstrdup(".");
+    if (slash) {
+        size_t dl = slash == target ? 1 : (size_t)(slash - target);
+        memcpy(dir, target, dl);
+        dir[dl] = '\0';
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    free(dir);
+    if (fd < 0)
+        return 0;   /* not readable: nothing more to do */
+    if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP && errno != EROFS)
+        rc = errno;
+    close(fd);
+    return rc;
+}
+
+int file_tx_commit(FileTx *tx, Err *e)
+{
+    if (!tx->tmp) {
+        errno = 0;
+        int bad = fflush(tx->f) != 0 || ferror(tx->f);
+        int cause = bad ? (errno ? errno : EIO) : 0;
+        if (tx->f != stdout && fclose(tx->f) != 0 && !bad) {
+            bad = 1;
+            cause = errno;
+        }
+        if (bad)
+            return tx_fail(tx, e, cause, NULL);
+        tx_free(tx);
+        return ERR_OK;
+    }
+    int cause = 0;
+    if (fflush(tx->f) != 0 || ferror(tx->f))
+        cause = tx->err ? tx->err : EIO;
+    else if (fault_at(FAULT_FSYNC))
+        cause = EIO;
+    else if (fsync(tx->fd) != 0)
+        cause = errno;
+    tx->discard = 1;    /* nothing is left to flush; closing writes nothing */
+    fclose(tx->f);
+    if (fault_at(FAULT_CLOSE)) {
+        close(tx->fd);
+        cause = cause ? cause : EIO;
+    } else if (close(tx->fd) != 0 && !cause) {
+        cause = errno;
+    }
+    if (!cause && fault_at(FAULT_RENAME))
+        cause = EIO;
+    else if (!cause && rename(tx->tmp, tx->target) != 0)
+        cause = errno;
+    if (cause) {
+        unlink(tx->tmp);
+        return tx_fail(tx, e, cause, NULL);
+    }
+    int dc = sync_dir(tx->target);
+    if (dc) {
+        err_set(e, ERR_IO, "%s: written, but its directory could not be synced: %s", tx->path,
+                strerror(dc));
+        tx_free(tx);
+        return ERR_IO;
+    }
+    tx_free(tx);
+    return ERR_OK;
+}
+
 int file_write_all(const char *path, const char *data, size_t len, Err *e)
 {
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    if (!f)
-        return err_set(e, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    size_t put = fwrite(data, 1, len, f);
-    int bad = put != len;
-    if (to_stdout)
-        bad |= fflush(f) != 0;
-    else
-        bad |= fclose(f) != 0;
-    if (bad)
-        return err_set(e, ERR_IO, "%s: write failed", path);
-    return ERR_OK;
+    FileTx tx;
+    int rc = file_tx_begin(&tx, path, e);
+    if (rc)
+        return rc;
+    fwrite(data, 1, len, tx.f);  /* a short write is seen by the commit */
+    return file_tx_commit(&tx, e);
 }
 
 void text_line_col(const char *text, size_t off, int *line, int *col)
