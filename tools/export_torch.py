@@ -2,8 +2,9 @@
 """export_torch.py — a PyTorch model as a remat-graph training graph.
 
     tools/export_torch.py MODEL [--batch N] [--input-shape SHAPE] [--dtype float32]
-                          [--seed S] [--level joint|layer] [--time [REPS]]
-                          [--forward-only] [--check] -o GRAPH.json
+                          [--seed S] [--level joint|layer] [--trace auto|fake|real]
+                          [--cost flop|unit] [--time [REPS]] [--forward-only] [--check]
+                          -o GRAPH.json
     tools/export_torch.py --module path.py:Class --input-shape SHAPE ... -o GRAPH.json
 
 MODEL is a torchvision model name (resnet18, ...), a factory in tools/models.py
@@ -14,10 +15,19 @@ SHAPE is C,H,W (several inputs: 3,64,64;512; token ids: long:LEN:VOCAB).
 --level joint (the default): the joint forward+backward graph of ATen
 operators that autograd executes, captured with functorch's aot_function
 (tools/torch_joint.py): views folded into the tensor they alias, sizes from
-the real storages, costs FLOP estimates, or with --time the fastest of REPS
-(default 3) CPU runs of each operator in microseconds. The graph records the
-recipe (model, batch, input shape, dtype, seed) that `remat replay --backend
-torch` rebuilds it from.
+the storages, costs FLOP estimates, with --cost unit 1 per operator (the
+FastSA paper's setting), or with --time the fastest of REPS (default 3) CPU
+runs of each operator in microseconds. The graph records the recipe (model,
+batch, input shape, dtype, seed; "trace": "fake" when traced with fake
+tensors) that `remat replay --backend torch` and tools/train_with_plan.py
+rebuild it from.
+
+--trace fake (the default unless --time or --check is given) builds the
+model with its parameters on the meta device and traces and analyses it
+with fake tensors: shapes, strides and aliasing without data, so any batch
+exports in seconds and without the memory (resnet50 at batch 256, a
+LLaMA-7B shape at 8 x 2048 tokens). --trace real runs every operator on real
+CPU tensors, as --time and --check need; both give the same graph.
 
 --level layer: the layer-level graph of a torch.fx trace, with the backward
 synthesised from per-operator saved-tensor rules (tools/remat_graph.py).
@@ -235,8 +245,13 @@ def export_layer(a, model, example):
 def export_joint(a, model, example):
     """--level joint: the aot_function joint graph (tools/torch_joint.py)."""
     try:
-        gm, names = torch_joint.capture(model, example)
-        j = torch_joint.analyse(gm, names, torch_joint.primal_values(model, example), timing=a.time)
+        values = torch_joint.primal_values(model, example)
+        mode = None
+        if a.trace == "fake":
+            mode = torch_joint.fake_mode()
+            values = torch_joint.fake_values(mode, values)
+        gm, names = torch_joint.capture(model, example, mode, values)
+        j = torch_joint.analyse(gm, names, values, timing=a.time, mode=mode)
     except torch_joint.Refused as ex:
         sys.exit("export_torch: cannot trace %s: %s" % (a.model, ex))
     nodes = j.nodes
@@ -244,12 +259,21 @@ def export_joint(a, model, example):
         t = d.pop("time", None)
         if a.time and d["phase"] != "input":
             d["cost"] = round(t * 1e6, 3)
+        elif a.cost == "unit" and d["phase"] != "input":
+            d["cost"] = 1
+    if a.time:
+        costs = "measured CPU microseconds (fastest of %d runs)" % a.time
+    else:
+        costs = "1 per operator" if a.cost == "unit" else "FLOP estimates"
+    if a.trace == "fake":
+        how = ("traced and analysed with fake tensors (shapes, strides and aliasing, no data); "
+               "sizes from the storages' shapes")
+    else:
+        how = "sizes from the real storages"
     source = ("tools/export_torch.py %s --batch %d (torch %s): joint forward+backward graph of ATen "
               "operators from functorch aot_function; views folded into the tensor they alias; "
-              "sizes from the real storages; costs %s" %
-              (a.model, a.batch, torch.__version__,
-               "measured CPU microseconds (fastest of %d runs)" % a.time if a.time else "FLOP estimates"))
-    return nodes, j.outputs, source, "us" if a.time else "flop"
+              "%s; costs %s" % (a.model, a.batch, torch.__version__, how, costs))
+    return nodes, j.outputs, source, "us" if a.time else "unit" if a.cost == "unit" else "flop"
 
 
 def main():
@@ -264,6 +288,11 @@ def main():
                     help="constructor keyword argument (an int, float or string), e.g. image_size=64")
     ap.add_argument("--level", choices=("joint", "layer"), default="joint")
     ap.add_argument("--time", type=int, nargs="?", const=3, default=0, metavar="REPS")
+    ap.add_argument("--cost", choices=("flop", "unit"), default="flop",
+                    help="node costs: FLOP estimates, or 1 per operator (--time: measured)")
+    ap.add_argument("--trace", choices=("auto", "fake", "real"), default="auto",
+                    help="fake tensors (shapes only, fast; the default without --time and "
+                         "--check) or real CPU tensors")
     ap.add_argument("--forward-only", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("-o", "--output", required=True)
@@ -275,6 +304,14 @@ def main():
         ap.error("--forward-only needs --level layer (a joint graph always has its backward)")
     if a.batch < 1:
         ap.error("--batch must be at least 1")
+    if a.time and a.cost == "unit":
+        ap.error("--time measures costs; --cost unit sets them to 1: give one of them")
+    if a.trace == "auto":
+        a.trace = "real" if a.time or a.check or a.level == "layer" else "fake"
+    if a.trace == "fake" and a.time:
+        ap.error("--time runs the operators: it needs --trace real")
+    if a.trace == "fake" and a.level == "layer":
+        ap.error("--level layer traces with real tensors (--trace real)")
     dtype = getattr(torch, a.dtype, None)
     if not isinstance(dtype, torch.dtype):
         sys.exit("export_torch: unknown dtype '%s'" % a.dtype)
@@ -291,7 +328,7 @@ def main():
                 pass
     try:
         model, example = torch_joint.load_model(a.model, a.batch, a.input_shape, dtype, a.seed,
-                                                model_args)
+                                                model_args, fake=a.trace == "fake")
     except torch_joint.Refused as ex:
         sys.exit("export_torch: %s" % ex)
     except TypeError as ex:
@@ -304,6 +341,8 @@ def main():
         recipe = {"model": os.path.abspath(a.model) if ":" in a.model else a.model,
                   "batch": a.batch, "input_shape": a.input_shape, "dtype": a.dtype,
                   "seed": a.seed, "loss": "sum", "level": "joint", "torch": torch.__version__}
+        if a.trace == "fake":
+            recipe["trace"] = "fake"
         if model_args:
             recipe["model_args"] = model_args
     name = "%s-%s-b%d" % (os.path.basename(a.model.split(":")[-1]),
@@ -313,6 +352,9 @@ def main():
     msg = "export_torch: %s: %d nodes -> %s" % (name, len(nodes), a.output)
     if a.check and not a.forward_only:
         kept = kept_for_backward(nodes) if a.level == "layer" else torch_joint.kept_for_backward(nodes)
+        if a.trace == "fake":  # the check runs the model: build it for real
+            model, example = torch_joint.load_model(a.model, a.batch, a.input_shape, dtype, a.seed,
+                                                    model_args)
         real = torch_joint.autograd_saved_bytes(model, example)
         msg += "; kept for backward %d bytes, autograd saved %d bytes (%+.1f%%)" % (
             kept, real, 100.0 * (kept - real) / real if real else 0.0)

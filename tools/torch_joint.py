@@ -31,7 +31,18 @@ and turns it into remat-graph nodes:
 Node ids are the FX node names, which a new trace of the same recipe
 reproduces, so the replay (replay_torch.py) maps the graph back to the
 operators without storing them.
+
+Fake tracing (fake=True in load_model, fake_values(), and the mode passed to
+capture() and analyse()): the model is built with its parameters on the
+meta device and traced and analysed with FakeTensors (torch 1.13's
+FakeTensorMode): every operator computes shapes, strides and storage
+aliasing but no data, so a graph at batch 256, or with a LLaMA-7B's
+parameters, is made in seconds and without the memory. The nodes, sizes and
+FLOP costs are those of a real trace of the same recipe (tests/cli/
+test_train.sh checks it at a third batch size); what needs values (--time,
+--check) traces for real.
 """
+import contextlib
 import importlib.util
 import operator
 import os
@@ -40,7 +51,7 @@ import time
 import traceback
 
 import torch
-from functorch.compile import aot_function, default_partition
+from functorch.compile import aot_function
 
 # the bytes kept between the passes are counted as for the layer-level
 # graphs; export_torch and fidelity call it through this module
@@ -60,17 +71,173 @@ class Refused(Exception):
 
 
 def storage_of(t):
+    """(identity, bytes) of a tensor's storage: views of one storage share the
+    identity (the storage object's address, which fake tensors have too;
+    their data pointers are all 0)."""
     s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-    return s.data_ptr(), s.nbytes()
+    return s._cdata, s.nbytes()
 
 
-def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0, model_args=None):
+# ---- fake tracing ----------------------------------------------------------
+# factory functions a module's constructor calls; while a model is built for
+# a fake trace they make meta tensors (shapes only)
+_FACTORIES = ("empty", "zeros", "ones", "full", "rand", "randn", "randint", "randperm",
+              "arange", "range", "eye", "linspace", "logspace", "tensor", "empty_strided",
+              "normal")
+
+
+class _OnMeta(torch.overrides.TorchFunctionMode):
+    """Factory functions called inside make meta tensors: a model built
+    under it has its parameters and buffers on the meta device (a LLaMA-7B
+    shape would otherwise need 27 GB of real parameters)."""
+
+    def __init__(self):
+        super().__init__()
+        self.funcs = {getattr(torch, f) for f in _FACTORIES if hasattr(torch, f)}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in self.funcs:
+            kwargs["device"] = "meta"
+        return func(*args, **kwargs)
+
+
+_meta_lib = None
+
+
+def _channels_last_2d(t):
+    """c10's is_channels_last_strides_2d (what suggest_memory_format asks)."""
+    if t.dim() != 4:
+        return False
+    sizes, strides = t.shape, t.stride()
+    if strides[1] == 0:
+        return False
+    lo = 0
+    for d in (1, 3, 2, 0):
+        if sizes[d] == 0 or strides[d] < lo:
+            return False
+        if d == 0 and lo == strides[1]:
+            return False
+        lo = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def _conv_format(input, weight):
+    """The memory format CPU convolutions (mkldnn and the slow path) give
+    their outputs and gradients: channels-last when the input or the weight
+    is (not for float64), else contiguous."""
+    if input.dim() == 4 and input.dtype != torch.float64 and \
+            (_channels_last_2d(input) or _channels_last_2d(weight)):
+        return torch.channels_last
+    return torch.contiguous_format
+
+
+def _register_meta_kernels():
+    """Shape functions for operators of common models that torch 1.13's fake
+    tensors lack (convolution_backward) or whose outputs' strides differ from
+    the CPU kernels' (convolution, layer norm and their gradients: torch's own
+    follow the input's strides, the CPU's are contiguous or channels-last).
+    Strides decide which operators autograd records (a reshape is a view or
+    a copy, mm's backward transposes one operand or the other), so a fake
+    trace must get them as the CPU does to give the real trace's graph. They
+    go first in FakeTensorMode's table of operator implementations; a fake
+    trace never runs a real kernel (the fallback would allocate real
+    tensors)."""
+    global _meta_lib
+    if _meta_lib is not None:
+        return
+    from torch._meta_registrations import meta_conv
+    from torch._subclasses import fake_tensor as ft
+    aten = torch.ops.aten
+
+    def meta(x):
+        return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta")
+
+    def new(mode, like, shape, fmt=torch.contiguous_format, dtype=None):
+        t = torch.empty(tuple(shape), dtype=dtype or like.dtype, device="meta", memory_format=fmt)
+        return ft.FakeTensor(mode, t, like.fake_device)
+
+    def convolution(mode, func, input, weight, bias, stride, padding, dilation, transposed,
+                    output_padding, groups):
+        out = meta_conv(meta(input), meta(weight), None, stride, padding, dilation, transposed,
+                        output_padding, groups)
+        return new(mode, input, out.shape, _conv_format(input, weight))
+
+    def convolution_backward(mode, func, grad_output, input, weight, bias_sizes, stride, padding,
+                             dilation, transposed, output_padding, groups, output_mask):
+        fmt = _conv_format(input, weight)
+        return (new(mode, grad_output, input.shape, fmt) if output_mask[0] else None,
+                new(mode, grad_output, weight.shape, fmt) if output_mask[1] else None,
+                new(mode, grad_output, bias_sizes) if output_mask[2] and bias_sizes is not None
+                else None)
+
+    def native_layer_norm(mode, func, input, normalized_shape, weight, bias, eps):
+        stat = list(input.shape[:input.dim() - len(normalized_shape)]) + [1] * len(normalized_shape)
+        return new(mode, input, input.shape), new(mode, input, stat), new(mode, input, stat)
+
+    def native_layer_norm_backward(mode, func, grad_out, input, normalized_shape, mean, rstd,
+                                   weight, bias, output_mask):
+        return (new(mode, grad_out, input.shape) if output_mask[0] else None,
+                new(mode, grad_out, weight.shape) if output_mask[1] and weight is not None
+                else None,
+                new(mode, grad_out, bias.shape) if output_mask[2] and bias is not None else None)
+
+    def adaptive_avg_pool2d_backward(mode, func, grad_output, input):
+        fmt = torch.channels_last if _channels_last_2d(input) else torch.contiguous_format
+        return new(mode, grad_output, input.shape, fmt)
+
+    table = {aten.convolution.default: convolution,
+             aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
+             aten.convolution_backward.default: convolution_backward,
+             aten.native_layer_norm.default: native_layer_norm,
+             aten.native_layer_norm_backward.default: native_layer_norm_backward}
+    ft.op_implementations.insert(0, (lambda func: func in table,
+                                     lambda mode, func, *a, **kw: table[func](mode, func, *a, **kw)))
+    _meta_lib = table
+
+
+def fake_mode():
+    """A FakeTensorMode for one fake trace (no fallback to real kernels: an
+    operator without a meta kernel is refused, naming it)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    _register_meta_kernels()
+    return FakeTensorMode(allow_fallback_kernels=False)
+
+
+def fake_values(mode, values, device="cpu"):
+    """FakeTensors of `mode` standing for `values` (real tensors on any
+    device, or meta tensors): same shapes, strides, dtypes and requires_grad,
+    on `device` as far as operators can tell (the CPU: the exporter's
+    operators)."""
+    from torch._subclasses.fake_tensor import FakeTensor
+    out = []
+    for v in values:
+        m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+        out.append(FakeTensor(mode, m.requires_grad_(v.requires_grad), torch.device(device)))
+    return out
+
+
+def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0, model_args=None,
+               fake=False, with_shape=False):
     """(model, example inputs as a tuple) for a recipe: MODEL is a torchvision
     name, a factory in tools/models.py, path.py:factory (returning a module or
     (module, input shape)) or path.py:Class (instantiated without arguments).
     model_args: keyword arguments for the constructor (vit_b_16's image_size).
     Parameters are drawn after torch.manual_seed(seed), inputs after
-    manual_seed(seed + 1), so a recipe always rebuilds the same tensors."""
+    manual_seed(seed + 1), so a recipe always rebuilds the same tensors.
+    fake=True: parameters, buffers and inputs are meta tensors (shapes only,
+    for a fake trace); a constructor that needs real values is built for real.
+    with_shape=True: (model, example, parsed input shape) (make_inputs)."""
+    if fake:
+        try:
+            with _OnMeta():
+                return load_model(spec, batch, input_shape, dtype, seed, model_args,
+                                  with_shape=with_shape)
+        except Refused:
+            raise
+        except Exception:  # a constructor that reads values: build it for real
+            return load_model(spec, batch, input_shape, dtype, seed, model_args,
+                              with_shape=with_shape)
     kw = dict(model_args or {})
     torch.manual_seed(seed)
     shape = None
@@ -104,17 +271,20 @@ def load_model(spec, batch, input_shape=None, dtype=torch.float32, seed=0, model
     if shape is None:
         raise Refused("give --input-shape for model '%s'" % spec)
     torch.manual_seed(seed + 1)
-
-    def example(s):
-        if isinstance(s[0], tuple):
-            return tuple(example(x)[0] for x in s)
-        if s[0] == "long":
-            return (torch.randint(0, s[2], (batch, s[1])),)
-        return (torch.randn((batch,) + tuple(s), dtype=dtype),)
-
+    example = make_inputs(shape, batch, dtype)
     model = model.to(dtype)
     model.train()
-    return model, example(shape)
+    return (model, example, shape) if with_shape else (model, example)
+
+
+def make_inputs(shape, batch, dtype=torch.float32, generator=None):
+    """Random inputs (a tuple) of a parsed input shape at a batch: normal
+    values, or token ids below the vocabulary size (parse_shape)."""
+    if isinstance(shape[0], tuple):
+        return tuple(make_inputs(x, batch, dtype, generator)[0] for x in shape)
+    if shape[0] == "long":
+        return (torch.randint(0, shape[2], (batch, shape[1]), generator=generator),)
+    return (torch.randn((batch,) + tuple(shape), dtype=dtype, generator=generator),)
 
 
 def parse_shape(text):
@@ -182,10 +352,20 @@ def failing_operator(tb):
     return str(op) if op is not None else None
 
 
-def capture(model, example):
+_LIFTS = (torch.ops.aten.lift_fresh_copy.default, torch.ops.aten.lift_fresh.default)
+
+
+class _Captured(Exception):
+    """Raised by the partitioner once it holds the joint graph: nothing
+    after the trace (compiling, running the two halves) is needed."""
+
+
+def capture(model, example, mode=None, values=None):
     """The joint graph (an fx GraphModule of ATen operators) of one training
     step. Raises Refused naming the operator or construct and the model's
-    source line when the model cannot be traced."""
+    source line when the model cannot be traced. mode: a fake_mode() to
+    trace in, with values its fake_values() of primal_values(model,
+    example); without it the trace runs on the real tensors."""
     names = primal_names(model, example)
     pn = [n for n, _ in model.named_parameters()]
     bn = [n for n, _ in model.named_buffers()]
@@ -200,17 +380,23 @@ def capture(model, example):
 
     def keep_joint(joint, inputs, **kw):
         got["joint"] = joint
-        return default_partition(joint, inputs, **kw)
+        raise _Captured()
 
-    def boxed(g, _):
-        def run(args):
-            return g(*args)
-        run._boxed_call = True
-        return run
-
-    compiled = aot_function(step, boxed, boxed, partition_fn=keep_joint)
+    compiled = aot_function(step, lambda g, _: g, lambda g, _: g, partition_fn=keep_joint)
     try:
-        compiled(*primal_values(model, example))
+        if mode is None:
+            compiled(*primal_values(model, example))
+        else:
+            import functorch._src.aot_autograd as aot
+            saved = aot.preserve_rng_state  # clones the real RNG state: not under a fake mode
+            aot.preserve_rng_state = contextlib.nullcontext
+            try:
+                with mode:
+                    compiled(*values)
+            finally:
+                aot.preserve_rng_state = saved
+    except _Captured:
+        pass
     except Exception as ex:  # tracing raises many types; report one line
         tb = ex.__traceback__
         where = where_in_model(tb)
@@ -302,10 +488,15 @@ class Joint:
     """
 
 
-def analyse(gm, names, values, timing=0):
+def analyse(gm, names, values, timing=0, mode=None):
     """Run the joint graph once on `values` (primals in `names` order) and
     build its remat nodes. timing > 0 runs each operator that many times
-    and records its fastest CPU time (seconds) as node["time"]."""
+    and records its fastest CPU time (seconds) as node["time"]. mode: the
+    fake_mode() the values belong to (operators then run on fake tensors;
+    timing needs real ones)."""
+    if mode is not None and timing:
+        raise Refused("measured costs (--time) need a real trace")
+    in_mode = mode if mode is not None else contextlib.nullcontext()
     g = gm.graph
     nodes_fx = list(g.nodes)
     placeholders = [n for n in nodes_fx if n.op == "placeholder"]
@@ -383,7 +574,16 @@ def analyse(gm, names, values, timing=0):
         args = torch.fx.node.map_arg(n.args, lambda a: env[a.name])
         kwargs = torch.fx.node.map_arg(n.kwargs, lambda a: env[a.name])
         t0 = time.perf_counter()
-        out = n.target(*args, **kwargs)
+        if mode is None:
+            out = n.target(*args, **kwargs)
+        elif n.target in _LIFTS:
+            # a constant the trace captured (real) made a tensor of the trace
+            out = mode.from_tensor(n.target(*args, **kwargs))
+        else:
+            args, kwargs = torch.fx.node.map_aggregate((args, kwargs), lambda x: mode.from_tensor(x)
+                                                       if type(x) is torch.Tensor else x)
+            with mode:
+                out = n.target(*args, **kwargs)
         best = time.perf_counter() - t0
         for _ in range(max(0, timing - 1)):
             t0 = time.perf_counter()
@@ -484,7 +684,8 @@ def analyse(gm, names, values, timing=0):
             if n is loss_fx:
                 d["phase"] = "loss"
                 loss_id = n.name
-                env[tname] = torch.ones_like(out)
+                with in_mode:
+                    env[tname] = torch.ones_like(out)
                 reads[tname] = {loss_id: None}
             return
         # several outputs: the first one read stays with the operator (and

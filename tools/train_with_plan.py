@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""train_with_plan.py — N steps of SGD with a plan, beside plain autograd.
+
+    tools/train_with_plan.py GRAPH PLAN --steps N [--lr 0.001] [--device auto|cpu|cuda]
+                             [--data random|fixed] [--no-eager] -o REPORT.json
+
+GRAPH is a joint graph written by tools/export_torch.py, PLAN a plan for it
+(`remat solve GRAPH --budget 50% -o PLAN`). The model is built from the
+graph's recipe twice with the same parameters: one copy trains through
+remat_torch.PlannedModule (the plan's schedule with the model's own ATen
+operators), the other with plain autograd, both with torch.optim.SGD on the
+same batches (--data random: a new batch each step from a generator seeded
+by the recipe; fixed: the recipe's example every step) and the same dropout
+masks (the eager step is reseeded as the planned one seeds its random
+operators). This file is also the example of the API: see train() below.
+
+Writes REPORT.json:
+  {"format": "remat-train", "version": 1, "graph", "solver", "device",
+   "steps": [{"loss", "loss_eager", "seconds", "seconds_eager"}, ...],
+   "losses_match", "max_loss_rel_diff",
+   "measured_peak", "simulated_peak", "peak_rel_diff",
+   "seconds_per_step", "seconds_per_step_eager", "time_increase",
+   "predicted_cost_increase", "cost_unit", "nodes", "schedule_steps"}
+measured_peak: on the CPU the largest number of bytes of live tensor storages
+after any ATen operator of the first step (remat_torch.LiveBytes: parameters,
+buffers, inputs, every value and gradient alive); on CUDA
+torch.cuda.max_memory_allocated over the first step (reset before it). The
+first step is measured, the others timed (seconds_per_step is their median;
+the eager reference the same), so the measurement does not slow the timing.
+predicted_cost_increase is the plan's cost over the graph's own order run
+once, minus 1 (in the graph's cost unit: FLOP estimates, measured
+microseconds or unit costs). Exit status 1 when a loss differs from the
+eager one by more than the float32 tolerance (relative 1e-4) or the measured
+peak is more than 5 % from the simulated one; 2 on a refused graph or plan.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from need_torch import need_torch  # noqa: E402
+need_torch("train_with_plan")
+import torch  # noqa: E402
+import torch_joint  # noqa: E402
+import remat_torch  # noqa: E402
+
+LOSS_RTOL = 1e-4
+PEAK_TOL = 0.05
+
+
+def build(recipe):
+    """(model, example inputs, parsed input shape) from a graph's recipe."""
+    dtype = getattr(torch, recipe.get("dtype", "float32"))
+    return torch_joint.load_model(recipe["model"], int(recipe["batch"]), recipe.get("input_shape"),
+                                  dtype, int(recipe.get("seed", 0)), recipe.get("model_args"),
+                                  with_shape=True)
+
+
+def batches(recipe, shape, example, n, mode, device):
+    """n batches: new random ones from a generator seeded by the recipe, or
+    the example n times."""
+    g = torch.Generator().manual_seed(int(recipe.get("seed", 0)) + 2)
+    dtype = getattr(torch, recipe.get("dtype", "float32"))
+    out = []
+    for _ in range(n):
+        x = example if mode == "fixed" else torch_joint.make_inputs(shape, int(recipe["batch"]),
+                                                                    dtype, g)
+        out.append(tuple(t.to(device) for t in x))
+    return out
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def train(step, params, data, lr, device, measure):
+    """The ordinary loop: zero the gradients (to None), loss = step(*x),
+    backward, optimizer step. Returns (losses, seconds per step, peak of
+    the first step). measure: the model whose first step is measured (its
+    parameters, buffers and the batch are resident), or None."""
+    opt = torch.optim.SGD(params, lr=lr)
+    losses, secs, peak = [], [], None
+    for i, x in enumerate(data):
+        opt.zero_grad(set_to_none=True)
+        sync(device)
+        t0 = time.perf_counter()
+        if measure is not None and i == 0:
+            if device.type == "cuda":
+                torch.cuda.reset_peak_memory_stats(device)
+                loss = step(*x)
+                loss.backward()
+                sync(device)
+                peak = torch.cuda.max_memory_allocated(device)
+            else:
+                resident = list(params) + [b for b in measure.buffers()] + list(x)
+                with remat_torch.LiveBytes(resident) as live:
+                    loss = step(*x)
+                    loss.backward()
+                peak = live.peak
+        else:
+            loss = step(*x)
+            loss.backward()
+        opt.step()
+        sync(device)
+        secs.append(time.perf_counter() - t0)
+        losses.append(float(loss))
+        del loss
+    return losses, secs, peak
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("graph")
+    ap.add_argument("plan")
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    ap.add_argument("--data", default="random", choices=("random", "fixed"))
+    ap.add_argument("--seed", type=int, default=0, help="torch.manual_seed before each run")
+    ap.add_argument("--no-eager", action="store_true", help="skip the plain autograd reference")
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args()
+    if a.steps < 1:
+        ap.error("--steps must be at least 1")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("train_with_plan: no CUDA device visible to torch")
+    dev = torch.device("cuda" if a.device == "cuda" or
+                       (a.device == "auto" and torch.cuda.is_available()) else "cpu")
+    try:
+        doc = remat_torch.load_json(a.graph, "remat-graph")
+        plan = remat_torch.load_json(a.plan, "remat-plan")
+        recipe = doc.get("recipe") if isinstance(doc, dict) else None
+        if not isinstance(recipe, dict) or "model" not in recipe or "batch" not in recipe:
+            raise remat_torch.PlanRefused("%s: no recipe: training needs a joint graph written "
+                                          "by tools/export_torch.py" % a.graph)
+        model, example, shape = build(recipe)
+        model.to(dev)
+        t0 = time.perf_counter()
+        step = remat_torch.PlannedModule(model, doc, plan, device=dev)
+        setup = time.perf_counter() - t0
+    except remat_torch.PlanRefused as ex:
+        print("train_with_plan: %s" % ex, file=sys.stderr)
+        sys.exit(2)
+    except torch_joint.Refused as ex:
+        print("train_with_plan: cannot build the recipe's model: %s" % ex, file=sys.stderr)
+        sys.exit(2)
+    data = batches(recipe, shape, example, a.steps, a.data, dev)
+    random_ops = step.program.random > 0
+
+    torch.manual_seed(a.seed)
+    losses, secs, peak = train(step, list(model.parameters()), data, a.lr, dev, measure=model)
+    del step
+    rows = [{"loss": l, "seconds": round(s, 6)} for l, s in zip(losses, secs)]
+    worst, match = 0.0, True
+    secs_e = []
+    if not a.no_eager:
+        eager, _, _ = build(recipe)
+        eager.to(dev)
+
+        def eager_step(*x):
+            return remat_torch.eager_step(eager, x, remat_torch.step_seed(), dev)
+        torch.manual_seed(a.seed)
+        losses_e, secs_e, _ = train(eager_step, list(eager.parameters()), data, a.lr, dev, None)
+        if random_ops:
+            # the reseeding mode slows every operator: time plain eager steps
+            plain, _, _ = build(recipe)
+            plain.to(dev)
+            _, secs_e, _ = train(lambda *x: torch_joint.loss_of(plain(*x)),
+                                 list(plain.parameters()), data, a.lr, dev, None)
+        for r, le, se in zip(rows, losses_e, secs_e):
+            r["loss_eager"] = le
+            r["seconds_eager"] = round(se, 6)
+            d = abs(r["loss"] - le) / max(abs(le), 1e-30)
+            worst = max(worst, d)
+            if d > LOSS_RTOL:
+                match = False
+
+    def per_step(s):
+        rest = s[1:] if len(s) > 1 else s
+        return statistics.median(rest) if rest else None
+    sched = remat_torch.check_plan(doc, plan)
+    base_cost = sum(float(d.get("cost", 1)) for d in doc["nodes"] if d.get("phase") != "input")
+    sps, spe = per_step(secs), per_step(secs_e)
+    if dev.type == "cuda":
+        device = "%s (%s, torch %s), torch.cuda.max_memory_allocated" % (
+            dev, torch.cuda.get_device_name(dev), torch.__version__)
+    else:
+        device = "cpu (torch %s, %d threads), live tensor storages" % (torch.__version__,
+                                                                        torch.get_num_threads())
+    rel = (peak - sched.peak) / sched.peak if sched.peak else 0.0
+    rep = {"format": "remat-train", "version": 1, "graph": doc.get("name", ""),
+           "solver": plan.get("solver", ""), "device": device, "lr": a.lr, "data": a.data,
+           "steps": rows, "losses_match": match if not a.no_eager else None,
+           "max_loss_rel_diff": worst if not a.no_eager else None,
+           "measured_peak": peak, "simulated_peak": sched.peak, "peak_rel_diff": rel,
+           "seconds_per_step": sps, "seconds_per_step_eager": spe,
+           "time_increase": (sps / spe - 1) if sps and spe else None,
+           "predicted_cost_increase": sched.cost / base_cost - 1 if base_cost else None,
+           "cost_unit": (doc.get("units") or {}).get("cost", "flop"),
+           "nodes": len(doc["nodes"]), "schedule_steps": len(sched.steps),
+           "setup_seconds": round(setup, 3)}
+    with open(a.output, "w") as f:
+        json.dump(rep, f, indent=1)
+        f.write("\n")
+    print("losses    %s over %d steps (largest relative difference %.2g)" % (
+        "equal to plain autograd's" if match else "DIFFER from plain autograd's", a.steps, worst)
+        if not a.no_eager else "losses    (no eager reference)")
+    print("peak      measured %d vs simulated %d bytes (%+.2f%%)" % (peak, sched.peak, 100 * rel))
+    if sps and spe:
+        print("time      %.4f s/step vs eager %.4f s/step (%+.1f%%); predicted cost %+.1f%%" % (
+            sps, spe, 100 * (sps / spe - 1), 100 * rep["predicted_cost_increase"]))
+    sys.exit(0 if match and abs(rel) <= PEAK_TOL else 1)
+
+
+if __name__ == "__main__":
+    main()
