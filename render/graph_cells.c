@@ -39,6 +39,10 @@ typedef struct Lay {
     int **rank_el;      /* elements of each rank, in order */
     int *rank_n;
     int R;
+    struct PathRef {
+        int link, nl, u, v;     /* a drawn edge: its first link, link count, ends */
+    } *path;
+    int np, cap_p;
 } Lay;
 
 static int add_elem(Lay *L, int node, int rank, int w, double key)
@@ -154,7 +158,9 @@ static void build_adjacency(Lay *L)
     free(fd);
 }
 
-static Lay *sort_lay;
+/* qsort's comparators read the layout through these; one per thread, so
+ * an export's layout and the graph view's can run at once */
+static _Thread_local Lay *sort_lay;
 
 static int by_key(const void *a, const void *b)
 {
@@ -285,8 +291,8 @@ static void place_columns(Lay *L, int gap)
         L->el[i].x -= mn;
 }
 
-static Lay *port_lay;
-static int port_below;
+static _Thread_local Lay *port_lay;
+static _Thread_local int port_below;
 
 /* order links leaving (or entering) one element by the other end's column */
 static int by_other_end(const void *a, const void *b)
@@ -390,8 +396,54 @@ static void draw_link(CellLayout *o, const Link *l, int y0, int y1)
         mark(o, l->xt, y, EDGE_UP | EDGE_DOWN);
 }
 
+static void path_point(CellLayout *o, int x, int y)
+{
+    int k = o->path_off[o->n_paths], k0 = o->path_off[o->n_paths - 1];
+    if (k > k0 && o->path_x[k - 1] == x && o->path_y[k - 1] == y)
+        return;     /* a pass-through joins two links at one point */
+    if (k - 1 > k0 && ((o->path_x[k - 2] == x && o->path_x[k - 1] == x) ||
+                       (o->path_y[k - 2] == y && o->path_y[k - 1] == y))) {
+        k--;        /* straight on: the last point was no corner */
+        o->path_off[o->n_paths]--;
+    }
+    o->path_x[k] = x;
+    o->path_y[k] = y;
+    o->path_off[o->n_paths]++;
+}
+
+/* Each drawn edge as the polyline its links trace (draw_link's cells). */
+static void draw_paths(const Lay *L, const int *ry, CellLayout *o)
+{
+    o->path_u = xmallocarray((size_t)L->np + 1, sizeof *o->path_u);
+    o->path_v = xmallocarray((size_t)L->np + 1, sizeof *o->path_v);
+    o->path_off = xcalloc((size_t)L->np + 1, sizeof *o->path_off);
+    size_t most = 1;    /* at most four points per link */
+    for (int i = 0; i < L->np; i++)
+        most += 4 * (size_t)L->path[i].nl;
+    o->path_x = xmallocarray(most, sizeof *o->path_x);
+    o->path_y = xmallocarray(most, sizeof *o->path_y);
+    o->n_paths = 0;
+    for (int i = 0; i < L->np; i++) {
+        o->path_u[i] = L->path[i].u;
+        o->path_v[i] = L->path[i].v;
+        o->n_paths = i + 1;
+        o->path_off[i + 1] = o->path_off[i];
+        for (int j = L->path[i].link; j < L->path[i].link + L->path[i].nl; j++) {
+            const Link *l = &L->ln[j];
+            int y0 = ry[L->el[l->up].rank], y1 = ry[L->el[l->down].rank];
+            path_point(o, l->xs, y0);
+            if (l->track >= 0) {
+                path_point(o, l->xs, y0 + 1 + l->track);
+                path_point(o, l->xt, y0 + 1 + l->track);
+            }
+            path_point(o, l->xt, y1);
+        }
+    }
+}
+
 static void lay_free(Lay *L)
 {
+    free(L->path);
     free(L->el);
     free(L->ln);
     free(L->up_off);
@@ -407,14 +459,19 @@ static void lay_free(Lay *L)
 /* Elements for the kept nodes, and for each edge a chain of pass-throughs
  * linking its ends, shortest edges first until the budget of pass-through
  * cells is spent (the rest are counted in out->long_edges). */
-static void build_elements(Lay *L, const Graph *g, const int *rank, const CellParams *prm, CellLayout *out)
+static void build_elements(Lay *L, const Graph *g, const int *rank, const CellParams *prm,
+                           const int *widths, CellLayout *out)
 {
     int *node_el = xmallocarray((size_t)g->n + 1, sizeof *node_el);
     int *topo_pos = xmallocarray((size_t)g->n + 1, sizeof *topo_pos);
     for (int i = 0; i < g->n; i++)
         topo_pos[g->topo[i]] = i;
     for (int v = 0; v < g->n; v++)
-        node_el[v] = rank[v] >= 0 ? add_elem(L, v, rank[v], label_len(g, v, prm->label_max), topo_pos[v]) : -1;
+        node_el[v] = rank[v] >= 0 ? add_elem(L, v, rank[v],
+                                             widths && widths[v] > 0 ? widths[v]
+                                                                     : label_len(g, v, prm->label_max),
+                                             topo_pos[v])
+                                  : -1;
     EdgeRef *er = NULL;
     int ne = 0, cap = 0;
     for (int v = 0; v < g->n; v++)
@@ -434,6 +491,8 @@ static void build_elements(Lay *L, const Graph *g, const int *rank, const CellPa
             continue;
         }
         pass += er[i].span - 1;
+        xgrow((void **)&L->path, &L->cap_p, L->np + 1, sizeof *L->path);
+        L->path[L->np++] = (struct PathRef){L->nl, er[i].span, er[i].u, er[i].v};
         int prev = node_el[er[i].u];
         for (int r = rank[er[i].u] + 1; r < rank[er[i].v]; r++) {
             int d = add_elem(L, -1, r, 1, topo_pos[er[i].u] + 0.5);
@@ -500,11 +559,18 @@ static void draw_layout(Lay *L, int tmin, CellLayout *out)
             out->len[el->node] = el->w;
         }
     }
+    draw_paths(L, ry, out);
     free(ry);
 }
 
 int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm, CellLayout *out,
                 Progress *p, Err *e)
+{
+    return cell_layout_sized(g, keep, prm, NULL, out, p, e);
+}
+
+int cell_layout_sized(const Graph *g, const unsigned char *keep, const CellParams *prm,
+                      const int *widths, CellLayout *out, Progress *p, Err *e)
 {
     memset(out, 0, sizeof *out);
     out->n = g->n;
@@ -517,7 +583,7 @@ int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm
     Lay L;
     memset(&L, 0, sizeof L);
     L.R = assign_ranks(g, keep, rank);
-    build_elements(&L, g, rank, prm, out);
+    build_elements(&L, g, rank, prm, widths, out);
     free(rank);
     order_ranks(&L, p);
     if (progress_cancelled(p)) {
@@ -538,6 +604,11 @@ void cell_layout_done(CellLayout *l)
     free(l->y);
     free(l->len);
     free(l->edge);
+    free(l->path_u);
+    free(l->path_v);
+    free(l->path_off);
+    free(l->path_x);
+    free(l->path_y);
     memset(l, 0, sizeof *l);
 }
 

@@ -32,6 +32,12 @@ typedef struct CellLayout {
     unsigned char *edge;/* w * h masks of EDGE_* bits */
     int edges, long_edges;  /* edges drawn; edges left out (too long for max_pass) */
     int ranks;
+    /* The drawn edges as polylines of cell points (column, row): edge i
+     * runs from node path_u[i]'s label row to node path_v[i]'s through
+     * points path_off[i] .. path_off[i + 1] - 1 of path_x / path_y (the
+     * cells the edge masks mark, corners only). */
+    int n_paths;
+    int *path_u, *path_v, *path_off, *path_x, *path_y;
 } CellLayout;
 
 /* Lay out the nodes with keep[v] != 0 (keep NULL: all) and the edges
@@ -39,6 +45,11 @@ typedef struct CellLayout {
  * cell_layout_done. */
 int cell_layout(const Graph *g, const unsigned char *keep, const CellParams *prm, CellLayout *out,
                 Progress *p, Err *e);
+/* cell_layout with node v's label widths[v] cells wide (widths NULL or
+ * an entry <= 0: its id's length as cell_layout has it), for drawings
+ * whose labels are not the ids (render/export.c). */
+int cell_layout_sized(const Graph *g, const unsigned char *keep, const CellParams *prm,
+                      const int *widths, CellLayout *out, Progress *p, Err *e);
 void cell_layout_done(CellLayout *l);
 
 /* The label drawn for node v: its id, or its first label_max - 1

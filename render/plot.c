@@ -90,9 +90,17 @@ void plot_curve(const PlotInput *in, int w, int h, int64_t top, PlotCell *cells)
     if (top < 1)
         top = 1;
     int peak_col = in->peak_step >= 0 ? plot_col_of_step(in->peak_step, steps, w) : -1;
-    int budget_row = -1;    /* counted from the bottom */
+    /* counted from the bottom: the row whose upper edge (the value its
+     * axis label names) is the first at or above the budget, so the line
+     * sits on the row labelled with the budget when one is */
+    int budget_row = -1;
     if (in->budget >= 0) {
-        budget_row = (int)((long double)in->budget * h / (long double)top);
+        long double x = (long double)in->budget * h / (long double)top;
+        budget_row = (int)x;
+        if ((long double)budget_row == x)
+            budget_row--;
+        if (budget_row < 0)
+            budget_row = 0;
         if (budget_row >= h)
             budget_row = h - 1;
     }
@@ -144,6 +152,14 @@ int plot_axis_label(int row, int h, int64_t top, int every, char *buf, size_t n)
     if (every < 1 || row < 0 || row >= h || row % every != 0)
         return 0;
     units_format_bytes(plot_row_value(row, h, top), buf, n);
+    /* with few distinct values (sizes of a few bytes) two labelled rows
+     * can round to one value: it is written once, on the upper row */
+    if (row >= every) {
+        char above[64];
+        units_format_bytes(plot_row_value(row - every, h, top), above, sizeof above);
+        if (!strcmp(above, buf))
+            return 0;
+    }
     return 1;
 }
 

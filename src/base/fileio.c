@@ -143,8 +143,10 @@ static int fault_write_now(void)
 }
 
 /* The stream's sink: every buffer stdio hands over goes to the temporary
- * file whole, or the first errno is kept and stdio sees a short write
- * (0: glibc's cookie contract for an error). */
+ * file whole, or the first errno is kept for the commit and the rest is
+ * dropped. The writer is never told: Graphviz exits the process when a
+ * write fails (gvwrite_no_z), so a full disk during an export would end
+ * the explorer. */
 static ssize_t tx_sink(void *cookie, const char *buf, size_t n)
 {
     FileTx *tx = cookie;
@@ -166,7 +168,8 @@ static ssize_t tx_sink(void *cookie, const char *buf, size_t n)
         if (w <= 0) {
             if (!tx->err)
                 tx->err = w < 0 ? errno : ENOSPC;
-            return (ssize_t)done;
+            tx->discard = 1;
+            return (ssize_t)n;
         }
         done += (size_t)w;
     }
@@ -349,7 +352,7 @@ int file_tx_commit(FileTx *tx, Err *e)
         return ERR_OK;
     }
     int cause = 0;
-    if (fflush(tx->f) != 0 || ferror(tx->f))
+    if (fflush(tx->f) != 0 || ferror(tx->f) || tx->err)
         cause = tx->err ? tx->err : EIO;
     else if (fault_at(FAULT_FSYNC))
         cause = EIO;

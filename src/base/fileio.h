@@ -42,6 +42,10 @@ int file_write_all(const char *path, const char *data, size_t len, Err *e);
  * the file it points to is replaced. A target with other hard links loses
  * them (it becomes a new file), as with any rename-based save.
  *
+ * A failed write is kept for the commit and never shown to the writer
+ * (its later bytes are dropped): Graphviz exits the process when a write
+ * fails.
+ *
  * Every tx that began successfully ends in exactly one of file_tx_commit
  * or file_tx_abort; both free what the tx holds. Not shared between
  * threads; different txs may run in different threads. A process killed

@@ -403,6 +403,12 @@ static void put_quoted(StrBuf *b, const char *s)
 
 char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail)
 {
+    return graph_to_dot_draw(g, head, node_extra, NULL, tail);
+}
+
+char *graph_to_dot_draw(const Graph *g, const char *head, char *const *node_extra,
+                        char *const *edge_extra, const char *tail)
+{
     StrBuf b;
     sb_init(&b, 4096);
     sb_put(&b, "digraph ");
@@ -445,6 +451,8 @@ char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra,
             put_quoted(&b, g->nodes[g->in_idx[k]].id);
             sb_put(&b, " -> ");
             put_quoted(&b, g->nodes[v].id);
+            if (edge_extra && edge_extra[k])
+                sb_put(&b, " [%s]", edge_extra[k]);
             sb_put(&b, ";\n");
         }
     if (tail)

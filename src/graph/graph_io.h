@@ -50,6 +50,11 @@ char *graph_to_dot(const Graph *g);
  * itself may be NULL) inside node v's attribute list, tail (clusters that
  * name existing nodes) before the closing brace. Caller frees. */
 char *graph_to_dot_ex(const Graph *g, const char *head, char *const *node_extra, const char *tail);
+/* graph_to_dot_ex with edge_extra[k] (NULL entries allowed; edge_extra
+ * itself may be NULL) as the attribute list of the edge g->in_idx[k] -> v
+ * (in_off[v] <= k < in_off[v + 1]). */
+char *graph_to_dot_draw(const Graph *g, const char *head, char *const *node_extra,
+                        char *const *edge_extra, const char *tail);
 
 /* s as a quoted DOT string the reader decodes back to s; caller frees. */
 char *dot_quote(const char *s);
