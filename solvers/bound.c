@@ -151,6 +151,17 @@ static int graph_bound(const Graph *g, uint64_t gp, int64_t budget, double secon
     return rc;
 }
 
+int bound_same_order(const Graph *g, const int *steps, int T)
+{
+    int n, m;
+    int *own = cm_order_of(g, steps, T, &m);
+    int *ord = sim_baseline_order(g, &n);
+    int same = own && m == n && !memcmp(own, ord, (size_t)n * sizeof *ord);
+    free(own);
+    free(ord);
+    return same;
+}
+
 int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
                 double *lb, Err *e)
 {
@@ -167,19 +178,16 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
         return grc;
     }
     /* the plan's own order, when it is not the graph's */
-    int n, m;
-    int *own = cm_order_of(g, steps, T, &m);
-    int *ord = sim_baseline_order(g, &n);
-    int same = own && m == n && !memcmp(own, ord, (size_t)n * sizeof *ord);
-    uint64_t op = own ? order_print(own, m) : 0;
-    free(own);
-    free(ord);
-    if (same) {
+    if (bound_same_order(g, steps, T)) {
         *lb = gb;
         if (grc && e)
             *e = ge;
         return grc;
     }
+    int m;
+    int *own = cm_order_of(g, steps, T, &m);
+    uint64_t op = own ? order_print(own, m) : 0;
+    free(own);
     int rc;
     if (op && lookup(gp, op, budget, seconds, lb, &rc, e))
         return rc;

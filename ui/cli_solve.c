@@ -30,7 +30,7 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     fprintf(stderr, "structure: %s", ov->title ? ov->title : cls->name);
     if (ov->width)
         fprintf(stderr, " (width %d)", ov->width);
-    fprintf(stderr, ", %d groups\n", ov->n);
+    fprintf(stderr, ", %d group%s\n", ov->n, plural_s(ov->n));
     for (int i = 0; i < ov->n; i++) {
         const OverlayGroup *gr = &ov->groups[i];
         int ind = 2 + 2 * (gr->level < 20 ? gr->level : 20);
@@ -61,13 +61,15 @@ static void print_bound(const Graph *g, int64_t budget, const Plan *p)
     } else {
         fprintf(stderr, "bound: none on the graph's order (%s)\n", e.msg);
     }
+    if (bound_same_order(g, p->steps, p->T))
+        return;
     err_clear(&e);
     int rc = bound_cover(g, p->steps, p->T, budget, BOUND_SECONDS, NULL, &lb, &e);
-    if (rc == ERR_OK && lb != gb) {
+    if (rc == ERR_OK) {
         cli_fmt_cost(lb, c, sizeof c);
         fprintf(stderr, "bound: over the graph's order and this plan's, %s; this plan is %+.2f%% above it\n", c,
                 lb > 0 ? 100 * (p->cost / lb - 1) : 0.0);
-    } else if (rc != ERR_OK && rc != ERR_OVER_BUDGET) {
+    } else {
         fprintf(stderr, "bound: none over this plan's order (%s)\n", e.msg);
     }
 }

@@ -25,8 +25,8 @@ void inspector_table(Tui *t, int y, int h, int w, int compact, int *scroll)
     char tot[48], bud[48], line[512];
     plot_bytes_pair(s->sim.mem[t->cursor], s->budget, tot, sizeof tot, bud, sizeof bud);
     int over = s->sim.mem[t->cursor] > s->budget;
-    snprintf(line, sizeof line, "step %d (%s): %s alive in %d values%s%s%s", t->cursor + 1,
-             s->g->nodes[s->plan.steps[t->cursor]].id, tot, n, over ? ", over the budget " : "",
+    snprintf(line, sizeof line, "step %d (%s): %s alive in %d value%s%s%s%s", t->cursor + 1,
+             s->g->nodes[s->plan.steps[t->cursor]].id, tot, n, plural_s(n), over ? ", over the budget " : "",
              over ? bud : "", t->cursor == s->sim.peak_step ? "  <- peak" : "");
     tui_put_attr(y, 0, w, line, over ? crt_attr(CRT_OVER) : A_BOLD);
     snprintf(line, sizeof line, "  %-22s %10s %-9s %9s %9s %s", "value", "size", "why", "produced",

@@ -35,9 +35,9 @@ static void state_text(const Tui *t, const SessionStatus *st, char *buf, size_t 
     } else if (st->solving && (!s->have || other)) {
         snprintf(buf, n, "%c solving %.1fs%s", tui_spinner(t), st->elapsed, s->have ? ", previous plan shown" : "");
     } else if (st->solving && s->shown == SHOWN_QUICK) {
-        snprintf(buf, n, "quick, %c refining %.1fs", tui_spinner(t), st->elapsed);
+        snprintf(buf, n, "%c refining %.1fs, quick plan", tui_spinner(t), st->elapsed);
     } else if (st->solving) {
-        snprintf(buf, n, "best so far, %c refining %.1fs", tui_spinner(t), st->elapsed);
+        snprintf(buf, n, "%c refining %.1fs, best so far", tui_spinner(t), st->elapsed);
     } else if (s->have && s->shown == SHOWN_FINAL && !other) {
         snprintf(buf, n, "final %.1fs%s", s->secs, s->from_cache ? " (cached)" : "");
     } else if (s->have && other) {
@@ -61,16 +61,18 @@ void status_draw(Tui *t, int y, int w)
         units_format_bytes(s->budget, bud, sizeof bud);
         snprintf(pk, sizeof pk, "-");
     }
-    part[np++] = (Part){"", 7};
+    part[np++] = (Part){"", 5};
     snprintf(part[np - 1].text, sizeof part[0].text, "%s", s->g->name[0] ? s->g->name : "graph");
     part[np] = (Part){"", 0};
     if (s->have && s->have_cls && s->have_cls != s->cls)
         snprintf(part[np++].text, sizeof part[0].text, "%s (shown: %s)", s->cls->name, s->have_cls->name);
     else
         snprintf(part[np++].text, sizeof part[0].text, "%s", s->cls->name);
+    /* the slider's row shows the budget too: it may go */
+    part[np] = (Part){"", 4};
+    snprintf(part[np++].text, sizeof part[0].text, "budget %s", bud);
     part[np] = (Part){"", 0};
-    snprintf(part[np++].text, sizeof part[0].text, "budget %s | peak %s%s", bud, pk,
-             s->have && s->sim.peak > s->budget ? " OVER" : "");
+    snprintf(part[np++].text, sizeof part[0].text, "peak %s%s", pk, s->have && s->sim.peak > s->budget ? " OVER" : "");
     part[np] = (Part){"", 0};
     if (s->have)
         snprintf(part[np++].text, sizeof part[0].text, "cost %+.1f%%", plan_overhead(&s->plan) * 100);
@@ -81,7 +83,7 @@ void status_draw(Tui *t, int y, int w)
     /* who made the plan, and what was proven about it */
     char origin[200] = "";
     if (s->have && s->plan.origin && s->plan.origin[0] && (!s->plan.solver || strcmp(s->plan.origin, s->plan.solver)))
-        snprintf(origin, sizeof origin, "plan by %.60s", s->plan.origin);
+        snprintf(origin, sizeof origin, "by %.60s", s->plan.origin);
     if (s->have && s->plan.bound >= 0) {
         size_t u = strlen(origin);
         if (s->plan.optimal)
@@ -98,11 +100,11 @@ void status_draw(Tui *t, int y, int w)
     if (rp) {
         char m[32];
         units_format_bytes(rp->measured_peak, m, sizeof m);
-        part[np] = (Part){"", 4};
+        part[np] = (Part){"", 6};
         snprintf(part[np++].text, sizeof part[0].text, "measured %s %+.1f%%", m,
                  100 * measured_diff(rp->measured_peak, rp->simulated_peak));
     } else if (replay_ui_busy(t->rep)) {
-        part[np] = (Part){"", 4};
+        part[np] = (Part){"", 6};
         snprintf(part[np++].text, sizeof part[0].text, "%c replaying %.1fs", tui_spinner(t),
                  !strcmp(st.io_what, "replay") ? st.io_elapsed : 0.0);
     }
@@ -113,40 +115,40 @@ void status_draw(Tui *t, int y, int w)
     }
     char ex[200];
     if (export_ui_status(t->exp, s, ex, sizeof ex)) {
-        part[np] = (Part){"", 5};
+        part[np] = (Part){"", 7};
         snprintf(part[np++].text, sizeof part[0].text, "%c %s", tui_spinner(t), ex);
     }
     if (st.bg_left) {
-        part[np] = (Part){"", 6};
+        part[np] = (Part){"", 8};
         if (st.bg_what[0])
             snprintf(part[np++].text, sizeof part[0].text, "%c %s, %d queued", tui_spinner(t), st.bg_what,
                      st.bg_left - 1);
         else
             snprintf(part[np++].text, sizeof part[0].text, "%d queued", st.bg_left);
     }
-    /* drop the least important parts until the line fits; the graph's
-     * name shrinks first */
+    /* until the line fits: the graph's name shrinks to 12 columns, then
+     * the least important parts go (the name before who made the plan and
+     * what is proven of it) */
     char line[1600];
     for (;;) {
-        size_t len = 1;
+        int len = 1;
         for (int i = 0; i < np; i++)
-            len += strlen(part[i].text) + (i ? 3 : 0);
-        if ((int)len <= w)
+            len += (int)strlen(part[i].text) + (i ? 3 : 0);
+        if (len <= w)
             break;
+        int name = (int)strlen(part[0].text);
+        if (name > 12) {
+            int keep = name - (len - w);
+            part[0].text[keep < 12 ? 12 : keep] = '\0';
+            continue;
+        }
         int worst = -1;
         for (int i = 0; i < np; i++)
             if (part[i].drop && (worst < 0 || part[i].drop > part[worst].drop))
                 worst = i;
-        if (worst == 0 && strlen(part[0].text) > 12) {
-            size_t keep = strlen(part[0].text) - ((int)len - w);
-            if (keep < 12)
-                keep = 12;
-            part[0].text[keep] = '\0';
-            continue;
-        }
         if (worst < 0)
             break;
-        if (worst == 0) {
+        if (worst == 0) {   /* the name's slot stays, empty */
             part[0].text[0] = '\0';
             part[0].drop = 0;
             continue;

@@ -58,9 +58,10 @@ static void draw_header(Tui *t, int y, int w, int pw)
         for (int i = 0; i < s->sim.T; i++)
             over += s->sim.mem[i] > s->budget;
         if (over)
-            n += snprintf(head + n, sizeof head - (size_t)n, ", %d steps over the budget", over);
+            n += snprintf(head + n, sizeof head - (size_t)n, ", %d step%s over the budget", over, plural_s(over));
         if (s->facts.n_rerun_steps)
-            snprintf(head + n, sizeof head - (size_t)n, ", %d recomputation steps", s->facts.n_rerun_steps);
+            snprintf(head + n, sizeof head - (size_t)n, ", %d recomputation step%s", s->facts.n_rerun_steps,
+                     plural_s(s->facts.n_rerun_steps));
     } else {
         snprintf(head, sizeof head, "no plan yet");
     }
@@ -246,8 +247,9 @@ static void curve_draw(View *v, Tui *t, int y, int h, int w)
             band_group_steps(&s->ov, t->sel_group, s->g, s->plan.steps, s->plan.T, s->facts.rerun, &first,
                              &last, &reruns);
             char line[300];
-            snprintf(line, sizeof line, "selected %s: %d nodes, first runs at steps %d-%d, %d recomputation steps ({/} select)",
-                     s->ov.groups[t->sel_group].label, s->ov.groups[t->sel_group].n, first + 1, last + 1, reruns);
+            int gn = s->ov.groups[t->sel_group].n;
+            snprintf(line, sizeof line, "selected %s: %d node%s, first runs at steps %d-%d, %d recomputation step%s ({/} select)",
+                     s->ov.groups[t->sel_group].label, gn, plural_s(gn), first + 1, last + 1, reruns, plural_s(reruns));
             tui_put_attr(row++, AXIS_W + 1, pw, line, crt_attr(CRT_SELECT));
         }
     }

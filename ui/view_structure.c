@@ -31,14 +31,14 @@ static void structure_draw(View *v, Tui *t, int y, int h, int w)
         tui_put(y + 2, 2, w - 2, line);
         return;
     }
-    int n = snprintf(line, sizeof line, "%d groups", ov->n);
+    int n = snprintf(line, sizeof line, "%d group%s", ov->n, plural_s(ov->n));
     if (ov->width)
         n += snprintf(line + n, sizeof line - (size_t)n, ", width %d", ov->width);
     if (t->sel_group >= 0 && t->sel_group < ov->n) {
         int first, last, reruns;
         band_group_steps(ov, t->sel_group, s->g, s->plan.steps, s->plan.T, s->facts.rerun, &first, &last, &reruns);
-        snprintf(line + n, sizeof line - (size_t)n, "; selected %s: first runs at steps %d-%d, %d recomputation steps",
-                 ov->groups[t->sel_group].label, first + 1, last + 1, reruns);
+        snprintf(line + n, sizeof line - (size_t)n, "; selected %s: first runs at steps %d-%d, %d recomputation step%s",
+                 ov->groups[t->sel_group].label, first + 1, last + 1, reruns, plural_s(reruns));
     } else {
         snprintf(line + n, sizeof line - (size_t)n, "; j/k select a group to see it on the curve and the graph");
     }

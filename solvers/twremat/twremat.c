@@ -34,6 +34,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/base/csr.h"
+#include "src/base/units.h"
 #include "src/base/xalloc.h"
 
 /* Schedules up to this many steps are kept; longer ones are rebuilt when
@@ -517,8 +518,8 @@ static void tw_describe(const Solver *s, Overlay *out)
     for (int b = 0; b < B; b++)
         if (st->csize[b] >= k && st->cdepth[b] + 1 > levels)
             levels = st->cdepth[b] + 1;
-    overlay_set_titlef(out, "tree decomposition: %d bags, width %d; TWRemat(k=%d), %d levels", B,
-                       st->td.width, k, levels);
+    overlay_set_titlef(out, "tree decomposition: %d bag%s, width %d; TWRemat(k=%d), %d level%s", B, plural_s(B),
+                       st->td.width, k, levels, plural_s(levels));
     char buf[160];
     out->width = st->td.width;
     int base = out->n;

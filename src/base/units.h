@@ -16,4 +16,10 @@ int units_parse_bytes(const char *s, int64_t whole, int64_t *out, Err *e);
 /* "1.50 MiB", "512 B": at most 3 significant decimals, binary prefixes. */
 void units_format_bytes(int64_t b, char *buf, size_t n);
 
+/* "s" when n things are not one: "%d step%s", n, plural_s(n). */
+static inline const char *plural_s(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 #endif

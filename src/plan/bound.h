@@ -34,6 +34,10 @@
 int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
                 double *lb, Err *e);
 
+/* 1 when the first runs of steps[0..T) follow the graph's order (then
+ * bound_cover over the plan is the graph order's bound). */
+int bound_same_order(const Graph *g, const int *steps, int T);
+
 /* The graph order's bound at budget when the cache has it: 1 with *rc
  * (bound_cover's status), *lb and e; 0 when it was never solved. */
 int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *e);

@@ -64,7 +64,7 @@ K=samples/kumar_fig1.json
 printf '{"format":"remat-plan","version":1,"graph":"kumar-fig1","solver":"hand","budget":3,"schedule":["A","B","C","D","A","E"],"peak":3,"cost":6}\n' >"$T/fig1.json"
 run "$REMAT" simulate "$K" "$T/fig1.json" --csv
 expect_rc 0 "fig1 recompute plan"
-expect_out "^valid +yes, 6 steps, 1 recomputations" "fig1 recompute: valid"
+expect_out "^valid +yes, 6 steps, 1 recomputation$" "fig1 recompute: valid"
 expect_out "^peak +3 \(3 B\) at step 4 \(D\)" "fig1 recompute: peak 3"
 expect_out "^cost +6 \(baseline 5, \+20\.0%\)" "fig1 recompute: cost 6"
 expect_out "^budget +3: met" "fig1 recompute: budget met"

@@ -58,6 +58,13 @@ static void axis_labels_use_units(void **st TU_UNUSED)
     assert_string_equal(buf, want);
     assert_false(plot_axis_label(3, 8, top, 4, buf, sizeof buf));
     assert_false(plot_axis_label(8, 8, top, 4, buf, sizeof buf));
+    /* tiny sizes: rows 0, 4 and 8 of 16 under a top of 2 B name 2, 1 and
+     * 1 B; the second "1 B" is not written */
+    assert_true(plot_axis_label(0, 16, 2, 4, buf, sizeof buf));
+    assert_string_equal(buf, "2 B");
+    assert_true(plot_axis_label(4, 16, 2, 4, buf, sizeof buf));
+    assert_string_equal(buf, "1 B");
+    assert_false(plot_axis_label(8, 16, 2, 4, buf, sizeof buf));
 }
 
 static void curve_cells_show_plan_baseline_budget_peak(void **st TU_UNUSED)
@@ -79,10 +86,13 @@ static void curve_cells_show_plan_baseline_budget_peak(void **st TU_UNUSED)
     assert_int_equal(CELL(5, 2).kind, PC_BASE);
     assert_int_equal(CELL(2, 2).kind, PC_BASE);
     assert_int_equal(CELL(1, 2).kind, PC_EMPTY);
-    /* budget 6 of 10 is the row 6 from the bottom (row 3 from the top) */
-    assert_int_equal(CELL(3, 0).kind, PC_BUDGET);
-    assert_int_equal(CELL(3, 3).kind, PC_BUDGET);
-    assert_int_equal(CELL(3, 1).kind, PC_PLAN);
+    /* budget 6 of 10 is on the row whose axis label reads 6 (row 4 from
+     * the top: plot_row_value(4) is 6), not on the one above it */
+    assert_int_equal(plot_row_value(4, h, top), 6);
+    assert_int_equal(CELL(4, 0).kind, PC_BUDGET);
+    assert_int_equal(CELL(4, 3).kind, PC_BUDGET);
+    assert_int_equal(CELL(4, 1).kind, PC_PLAN);
+    assert_int_equal(CELL(3, 0).kind, PC_EMPTY);
     /* top leaves headroom above the largest value */
     assert_true(plot_top(&in, h) > 8);
 #undef CELL
