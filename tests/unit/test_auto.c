@@ -169,6 +169,79 @@ static void test_resolve_bound_is_its_budgets(void **st TU_UNUSED)
     tu_end(g, s, &p, NULL);
 }
 
+/* A re-solve never answers with a plan dearer than one auto holds for
+ * the budget: its pool's plans and the plans adopted from other solvers
+ * (the session hands auto every final plan it finds). */
+static void test_never_dearer_than_held(void **st TU_UNUSED)
+{
+    Err e;
+    Graph *g = graph_load("samples/transformer_small.json", &e);
+    assert_non_null(g);
+    int64_t bp = tu_baseline_peak(g);
+    const char *opts[] = {"members=greedy,fastsa", "fastsa=iters=2000;restarts=0", "resolve_time=0.001", NULL};
+    Solver *s = tu_solver(g, "auto", opts);
+    Plan p, q;
+    plan_init(&p);
+    plan_init(&q);
+    assert_int_equal(solver_plan(s, bp * 90 / 100, NULL, &p, NULL, &e), ERR_OK);
+    static const char *const others[] = {"chen", "revolve", "twremat", "kusumoto-approx", "echo"};
+    for (int pct = 85; pct >= 75; pct -= 5) {
+        int64_t b = bp * pct / 100;
+        double held = INFINITY;
+        for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
+            Plan o;
+            plan_init(&o);
+            if (tu_solve(g, others[k], b, &o, NULL) == ERR_OK) {
+                solver_find("auto")->adopt(s, o.steps, o.T, solver_find(others[k])->name);
+                held = fmin(held, o.cost);
+            }
+            plan_done(&o);
+        }
+        int rc = solver_plan(s, b, &p, &q, NULL, &e);
+        tu_check_plan(g, &q);
+        for (int i = 0; i < s->cands.n; i++)
+            if (s->cands.c[i].peak <= b)
+                held = fmin(held, s->cands.c[i].cost);
+        /* over the budget only when nothing held fits it */
+        if (rc == ERR_OVER_BUDGET && isfinite(held))
+            fail_msg("at %d %%: auto answers over the budget, it holds a plan of %.17g within it", pct, held);
+        assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+        if (rc == ERR_OK && q.cost > held * (1 + 1e-12))
+            fail_msg("at %d %%: auto answers %.17g, it holds a plan of %.17g", pct, q.cost, held);
+        plan_done(&p);
+        p = q;
+        plan_init(&q);
+    }
+    tu_end(g, s, &p, NULL);
+}
+
+/* The structure shown is the plan's own: on Figure 1 at 3 the winner is
+ * greedy's plan, which twremat also makes; the structure is greedy's (it
+ * has none), never twremat's tree decomposition. */
+static void test_structure_is_the_winners(void **st TU_UNUSED)
+{
+    Err e;
+    Graph *g = graph_load("samples/kumar_fig1.json", &e);
+    assert_non_null(g);
+    const char *opts[] = {"exact=off", "fastsa=iters=2000;restarts=0", NULL};
+    Solver *s = tu_solver(g, "auto", opts);
+    Plan p;
+    plan_init(&p);
+    assert_int_equal(solver_plan(s, 3, NULL, &p, NULL, &e), ERR_OK);
+    assert_non_null(p.origin);
+    Overlay ov;
+    overlay_init(&ov);
+    solver_find("auto")->describe(s, &ov);
+    assert_non_null(ov.title);
+    char want[64];
+    snprintf(want, sizeof want, "auto, %s's plan", p.origin);
+    assert_non_null(strstr(ov.title, want));
+    if (strcmp(p.origin, "twremat"))
+        assert_null(strstr(ov.title, "tree decomposition"));
+    overlay_done(&ov);
+    tu_end(g, s, &p, NULL);
+}
+
 static void test_bad_options(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -200,4 +273,6 @@ TU_MAIN(TU_TEST(test_never_worse_than_members)
         TU_TEST(test_exact_member)
         TU_TEST(test_resolve_from_pool)
         TU_TEST(test_resolve_bound_is_its_budgets)
+        TU_TEST(test_never_dearer_than_held)
+        TU_TEST(test_structure_is_the_winners)
         TU_TEST(test_bad_options))
