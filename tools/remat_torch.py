@@ -363,9 +363,17 @@ class Program:
     primal. R: primal values (parameters, buffers, inputs) on the device,
     B: the step's seed base, G: the loss gradient. Values are deleted as
     the spec frees them (after the step of their last read before they are
-    produced again). source holds the generated code."""
+    produced again). source holds the generated code; step_of(exc) the
+    schedule step an exception was raised in.
 
-    def __init__(self, gm, names, joint, sched, device):
+    reseed=False: random operators draw from the running generator (a
+    recomputed dropout then draws another mask). probe: called as
+    probe(t, locals()) after step t ran, before anything is freed (the
+    step's whole output is still held, further outputs it drops included),
+    and probe(-1, None) before the first step: the torch replay's
+    measurement."""
+
+    def __init__(self, gm, names, joint, sched, device, reseed=True, probe=None):
         self.device = device
         self.names = names
         fx = {n.name: n for n in gm.graph.nodes}
@@ -374,7 +382,7 @@ class Program:
         primal_fx = [n.name for n in placeholders if not n.name.startswith("tangents")]
         resident = {name: "R[%d]" % i for i, name in enumerate(primal_fx)}
         env = {"torch": torch, "_keep": _keep, "_drop": _drop, "_seeded": seeded_call,
-               "DEV": device}
+               "DEV": device, "P": probe}
         self.consts = []
         for n in gm.graph.nodes:
             if n.op == "get_attr":
@@ -441,24 +449,35 @@ class Program:
             bn_ran.add(n.name)
             parts = [arg(x, code, t) for x in args]
             parts += ["%s=%s" % (k, arg(x, code, t)) for k, x in n.kwargs.items()]
-            if n.name in seed_of:
+            if n.name in seed_of and reseed:
                 return "_seeded(B + %d, DEV, %s, %s)" % (seed_of[n.name], opref(n.target),
                                                          ", ".join(parts))
             return "%s(%s)" % (opref(n.target), ", ".join(parts))
 
         fwd, bwd = _Code(env), _Code(env)
+        if probe is not None:
+            fwd.lines.append("P(-1, None)")
         code = fwd
+        self.line_step = {}
         for t, (v, _) in enumerate(sched.steps):
             n = fx[v]
             var = "v%d" % t
+            first = len(code.lines)
+            after = []  # lines after the probe
             if v in joint.merged:
                 op, ks = joint.merged[v]
                 if v in stash:
-                    code.lines.append("%s = %s" % (var, stash.pop(v)))
-                else:
+                    sv = stash.pop(v)
+                    code.lines.append("%s = %s" % (var, sv))
+                    code.lines.append("del " + sv)
+                elif probe is None:
                     # not the run just before: run the operator again
                     code.lines.append("%s = _keep(%s, %r)" % (var, call(fx[op], code, t, True),
                                                               ks))
+                else:  # the probe sees the rerun's whole output
+                    code.lines.append("_tr = %s" % call(fx[op], code, t, True))
+                    code.lines.append("%s = _keep(_tr, %r)" % (var, ks))
+                    after.append("del _tr")
             elif v in joint.extract1:
                 op, k = joint.extract1[v]
                 if op not in held:
@@ -477,11 +496,16 @@ class Program:
                             stash[g] = "s%d" % t
                             code.lines.append("s%d = _keep(%s, %r)" % (t, var, ks))
                         allk += ks
-                    code.lines.append("%s = _drop(%s, %r)" % (var, var, sorted(allk)))
+                    after.append("%s = _drop(%s, %r)" % (var, var, sorted(allk)))
+            if probe is not None:
+                code.lines.append("P(%d, locals())" % t)
+            code.lines += after
             held[v] = var
             gone = [held.pop(u) for u, _ in sched.drop[t] if u in held]
             if gone:
                 code.lines.append("del " + ", ".join(gone))
+            for i in range(first, len(code.lines)):
+                self.line_step[(code is bwd, i)] = t
             if t == loss_at:
                 self.saved = sorted(set(held.values()) | set(stash.values()),
                                     key=lambda x: (x[0], int(x[1:])))
@@ -498,8 +522,24 @@ class Program:
         bwd.lines.append("return [%s]" % ", ".join(grads))
         self.source = ("def fwd(R, B):\n" + "".join("    %s\n" % x for x in fwd.lines) +
                        "\n\ndef bwd(R, S, G, B):\n" + "".join("    %s\n" % x for x in bwd.lines))
+        self._bwd_line = len(fwd.lines) + 5  # source line of bwd's first statement
+        self._steps = sched.steps
         exec(compile(self.source, "<plan>", "exec"), env)
         self.fwd, self.bwd = env["fwd"], env["bwd"]
+
+    def step_of(self, exc):
+        """(step, node id) of the generated line an exception came from, or
+        None."""
+        tb, line = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "<plan>":
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        if line is None:
+            return None
+        key = (True, line - self._bwd_line) if line >= self._bwd_line else (False, line - 2)
+        t = self.line_step.get(key)
+        return None if t is None else (t, self._steps[t][0])
 
 
 def _keep(out, ks):

@@ -63,7 +63,8 @@ except ImportError:  # newer releases
     from torch.func import functional_call
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
-FACTORIES = ["unet", "gpt2", "lstm64", "siamese", "transformer", "tiny_cnn", "tiny_gpt"]
+sys.path.insert(0, TOOLS)
+from models import FACTORIES  # noqa: E402  (the factories export_torch knows by name)
 
 
 class Refused(Exception):
@@ -193,7 +194,25 @@ def _register_meta_kernels():
              aten.native_layer_norm_backward.default: native_layer_norm_backward}
     ft.op_implementations.insert(0, (lambda func: func in table,
                                      lambda mode, func, *a, **kw: table[func](mode, func, *a, **kw)))
-    _meta_lib = table
+    # the analysis runs the traced graph on plain meta tensors (strides no
+    # longer matter: the operators are chosen): kernels for those without one
+    _meta_lib = torch.library.Library("aten", "IMPL", "Meta")
+
+    def conv_bwd_meta(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                      transposed, output_padding, groups, output_mask):
+        fmt = _conv_format(input, weight)
+        return (torch.empty(input.shape, dtype=grad_output.dtype, device="meta",
+                            memory_format=fmt) if output_mask[0] else None,
+                torch.empty(weight.shape, dtype=grad_output.dtype, device="meta",
+                            memory_format=fmt) if output_mask[1] else None,
+                grad_output.new_empty(bias_sizes) if output_mask[2] and bias_sizes is not None
+                else None)
+
+    def pool_bwd_meta(grad_output, input):
+        fmt = torch.channels_last if _channels_last_2d(input) else torch.contiguous_format
+        return torch.empty(input.shape, dtype=grad_output.dtype, device="meta", memory_format=fmt)
+    _meta_lib.impl("convolution_backward", conv_bwd_meta)
+    _meta_lib.impl("_adaptive_avg_pool2d_backward", pool_bwd_meta)
 
 
 def fake_mode():
@@ -352,7 +371,17 @@ def failing_operator(tb):
     return str(op) if op is not None else None
 
 
-_LIFTS = (torch.ops.aten.lift_fresh_copy.default, torch.ops.aten.lift_fresh.default)
+def _meta_like(v):
+    return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+
+
+def _to_meta(x):
+    if isinstance(x, torch.device):
+        return torch.device("meta")
+    if isinstance(x, torch.Tensor) and x.device.type != "meta" and \
+            not hasattr(x, "fake_device"):
+        return x.to("meta")
+    return x
 
 
 class _Captured(Exception):
@@ -492,11 +521,16 @@ def analyse(gm, names, values, timing=0, mode=None):
     """Run the joint graph once on `values` (primals in `names` order) and
     build its remat nodes. timing > 0 runs each operator that many times
     and records its fastest CPU time (seconds) as node["time"]. mode: the
-    fake_mode() the values belong to (operators then run on fake tensors;
-    timing needs real ones)."""
+    fake_mode() the values belong to: the graph, whose operators the fake
+    trace chose as the CPU would, then runs on meta tensors (sizes and
+    aliasing without data or FakeTensor's per-operator cost); timing needs
+    real values."""
     if mode is not None and timing:
         raise Refused("measured costs (--time) need a real trace")
-    in_mode = mode if mode is not None else contextlib.nullcontext()
+    meta = mode is not None
+    if meta:
+        _register_meta_kernels()
+        values = [_meta_like(v) for v in values]
     g = gm.graph
     nodes_fx = list(g.nodes)
     placeholders = [n for n in nodes_fx if n.op == "placeholder"]
@@ -573,17 +607,10 @@ def analyse(gm, names, values, timing=0, mode=None):
     def run(n):
         args = torch.fx.node.map_arg(n.args, lambda a: env[a.name])
         kwargs = torch.fx.node.map_arg(n.kwargs, lambda a: env[a.name])
+        if meta:  # constants the trace captured and factories' devices: meta
+            args, kwargs = torch.fx.node.map_aggregate((args, kwargs), _to_meta)
         t0 = time.perf_counter()
-        if mode is None:
-            out = n.target(*args, **kwargs)
-        elif n.target in _LIFTS:
-            # a constant the trace captured (real) made a tensor of the trace
-            out = mode.from_tensor(n.target(*args, **kwargs))
-        else:
-            args, kwargs = torch.fx.node.map_aggregate((args, kwargs), lambda x: mode.from_tensor(x)
-                                                       if type(x) is torch.Tensor else x)
-            with mode:
-                out = n.target(*args, **kwargs)
+        out = n.target(*args, **kwargs)
         best = time.perf_counter() - t0
         for _ in range(max(0, timing - 1)):
             t0 = time.perf_counter()
@@ -684,8 +711,7 @@ def analyse(gm, names, values, timing=0, mode=None):
             if n is loss_fx:
                 d["phase"] = "loss"
                 loss_id = n.name
-                with in_mode:
-                    env[tname] = torch.ones_like(out)
+                env[tname] = torch.ones_like(out)
                 reads[tname] = {loss_id: None}
             return
         # several outputs: the first one read stays with the operator (and

@@ -140,7 +140,7 @@ def main():
         model, example, shape = build(recipe)
         model.to(dev)
         t0 = time.perf_counter()
-        step = remat_torch.PlannedModule(model, doc, plan, device=dev)
+        step = remat_torch.PlannedModule(model, a.graph, a.plan, device=dev)
         setup = time.perf_counter() - t0
     except remat_torch.PlanRefused as ex:
         print("train_with_plan: %s" % ex, file=sys.stderr)
