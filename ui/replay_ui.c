@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/explore.h"
+#include "render/measured.h"
 #include "src/base/fileio.h"
 #include "src/graph/graph_io.h"
 #include "src/replay/replay.h"

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/explore.h"
+#include "render/measured.h"
+#include "render/play.h"
 #include "render/plot.h"
 #include "src/base/units.h"
 #include "src/replay/replay.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/explore.h"
+#include "render/compare.h"
 #include "src/plan/sim.h"
 #include "src/session/sweep.h"
 #include "src/base/units.h"

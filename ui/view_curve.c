@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "render/band.h"
-#include "render/explore.h"
+#include "render/measured.h"
+#include "render/play.h"
 #include "render/plot.h"
 #include "src/replay/replay.h"
 #include "src/base/units.h"

@@ -9,7 +9,9 @@
 
 #include <poll.h>
 
-#include "render/explore.h"
+#include "render/compare.h"
+#include "render/measured.h"
+#include "render/play.h"
 #include "render/graph_cells.h"
 #include "render/plot.h"
 #include "src/session/session.h"

@@ -1,19 +1,12 @@
-/* explore.h — terminal-free output behind the explorer's compare, replay,
- * play and graph views: the compare table's rows, the trade-off chart, the
- * measured curve placed on the plot grid, and what a step allocates and
- * frees. Pure functions of their inputs: the
- * solving they show happens in the session's worker (src/session/session.h).
- */
-#ifndef REMAT_EXPLORE_H
-#define REMAT_EXPLORE_H
+/* compare.h — the explorer's compare view without a terminal: one
+ * solver's row of the table, and the trade-off chart of peak against cost
+ * over a budget sweep. Pure functions of their inputs. */
+#ifndef REMAT_COMPARE_H
+#define REMAT_COMPARE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/base/err.h"
-#include "src/graph/graph.h"
-#include "src/plan/plan.h"
-#include "src/plan/sim.h"
 #include "src/plan/solver.h"
 
 /* One solver's answer at one budget, as the Compare view lists it. */
@@ -49,16 +42,5 @@ typedef struct TradeoffPoint {
  * (overhead on x from 0 to the largest, peak on y from lo to hi); points
  * without a plan are skipped. Returns the number of points drawn. */
 int tradeoff_grid(const TradeoffPoint *pts, int n, int64_t lo, int64_t hi, int w, int h, char *grid);
-
-/* Measured curve on the plot: for each of w columns the row (0 on top of
- * h rows over values 0..top) holding meas at the column's step, or -1 when
- * the column has no step of meas (T steps of a `steps`-step axis). */
-void measured_rows(const int64_t *meas, int T, int steps, int w, int h, int64_t top, int *rows);
-/* Relative difference of the measured peak over the simulated one. */
-double measured_diff(int64_t measured_peak, int64_t simulated_peak);
-
-/* "step 5 run C (allocates 2 B, +ws 1 B); frees A, B" for step t of
- * sched (simulated as s). Values freed are those whose holding ends at t. */
-void play_step_text(const Graph *g, const int *sched, const Sim *s, int t, char *buf, size_t n);
 
 #endif
