@@ -29,6 +29,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/session/service.h"
+#include "src/session/facts.h"
 #include "src/session/fit.h"
 #include "src/session/worker.h"
 
@@ -54,19 +55,6 @@ typedef struct SessionFit {
     double secs;
     unsigned stamp;
 } SessionFit;
-
-/* Figures of the shown plan, computed once when it is shown and read by
- * every view and the export. */
-typedef struct PlanFacts {
-    int *runs;              /* g->n: how often each node runs */
-    int *first_step;        /* g->n: step of its first run, -1 when it never runs */
-    unsigned char *rerun;   /* T: 1 when step t runs its node again (a recomputation) */
-    int *recomputed;        /* nodes run more than once, largest extra cost first */
-    int n_recomputed;
-    int n_rerun_steps;
-    double extra_cost;      /* cost of the reruns */
-    unsigned char *alive_peak;  /* g->n: 1 when the node's value is alive at the peak step */
-} PlanFacts;
 
 /* The options a user set for one class (through -O or the picker). */
 typedef struct SessionOpts {
