@@ -24,6 +24,7 @@ typedef struct ExportTask {
     char path[1024];
     char format[8];
     double t0;
+    int ran;
     int rc;
     Err err;
 } ExportTask;
@@ -40,9 +41,13 @@ static void export_run(void *arg, TaskCtx *cx)
 {
     ExportTask *x = arg;
     err_clear(&x->err);
+    x->ran = 1;
     ExportMarks m = {x->runs, x->alive};
-    x->rc = export_graph_marked(cx->g, x->has_plan ? &x->plan : NULL, x->ov.n ? &x->ov : NULL,
-                                x->has_plan ? &m : NULL, x->format, x->path, &x->err);
+    /* the worker's progress: its done feeds the status line's percentage,
+     * its cancel (x) stops the export, the target left untouched */
+    ExportOpts o = {.progress = cx->p};
+    x->rc = export_graph_opts(cx->g, x->has_plan ? &x->plan : NULL, x->ov.n ? &x->ov : NULL,
+                              x->has_plan ? &m : NULL, x->format, x->path, &o, &x->err);
 }
 
 static void export_done(void *arg, int cancelled)
@@ -51,9 +56,11 @@ static void export_done(void *arg, int cancelled)
     ExportUi *u = x->u;
     u->running = 0;
     u->has_result = 1;
-    if (cancelled) {
+    /* what the export did decides (a cancel that came after the file was
+     * written leaves it written); a task cancelled before it ran did nothing */
+    if (x->rc == ERR_CANCELLED || (cancelled && !x->ran)) {
         u->result_rc = -1;
-        snprintf(u->result, sizeof u->result, "export of %.900s cancelled", x->path);
+        snprintf(u->result, sizeof u->result, "export of %.900s cancelled; the file was not written", x->path);
     } else if (x->rc) {
         u->result_rc = -1;
         snprintf(u->result, sizeof u->result, "export failed: %.1000s", x->err.msg);

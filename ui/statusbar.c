@@ -116,7 +116,7 @@ void status_draw(Tui *t, int y, int w)
     }
     char ex[200];
     if (export_ui_status(t->exp, s, ex, sizeof ex)) {
-        part[np] = (Part){"", 7};
+        part[np] = (Part){"", 3};
         snprintf(part[np++].text, sizeof part[0].text, "%c %s", tui_spinner(t), ex);
     }
     if (st.bg_left) {
