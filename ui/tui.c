@@ -292,6 +292,39 @@ static void draw(Tui *t)
     t->dirty = 0;
 }
 
+/* How long the screen's thread was busy at a time (a frame: taking the
+ * worker's news and drawing; a key: its handler), for REMAT_FRAME_STATS:
+ * the measure of "never blocks" on large graphs (docs/benchmarks.md). */
+typedef struct FrameStats {
+    long n, over_100ms;
+    double max, sum;
+} FrameStats;
+
+static void frame_note(FrameStats *f, double secs)
+{
+    f->n++;
+    f->sum += secs;
+    if (secs > f->max)
+        f->max = secs;
+    f->over_100ms += secs > 0.1;
+}
+
+/* With REMAT_FRAME_STATS=FILE, one JSON line at exit: frames, the longest,
+ * the mean, how many took over 100 ms. */
+static void frame_report(const FrameStats *f)
+{
+    const char *path = getenv("REMAT_FRAME_STATS");
+    if (!path || !*path)
+        return;
+    char line[256];
+    int n = snprintf(line, sizeof line, "{\"frames\": %ld, \"max_ms\": %.2f, \"mean_ms\": %.3f, \"over_100ms\": %ld}\n",
+                     f->n, 1e3 * f->max, f->n ? 1e3 * f->sum / (double)f->n : 0.0, f->over_100ms);
+    Err e;
+    err_clear(&e);
+    if (file_write_all(path, line, (size_t)n, &e))
+        fprintf(stderr, "remat: %s\n", e.msg);
+}
+
 /* --plan: the file's plan becomes the shown plan (through the cache, so
  * the usual install path draws it); --replay: its measurement is kept for
  * the overlay. Messages on stderr; -1 on failure. */
@@ -473,7 +506,9 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     t.moved_at = -1;
     t.dirty = DIRTY_ALL;
     int was_have = 0;
+    FrameStats fs = {0};
     while (!t.quit && !crt_quit_flag) {
+        double f0 = clock_now();
         if (t.moved_at != 0 && (t.moved_at < 0 || clock_now() - t.moved_at >= DEBOUNCE_S)) {
             t.moved_at = 0;
             if (session_stale(s) && session_request(s))
@@ -483,6 +518,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         react(&t, collect(&t, &was_have));
         react(&t, actions_play_tick(&t));
         draw(&t);
+        frame_note(&fs, clock_now() - f0);
         int body_busy;
         int busy = anything_busy(&t, &body_busy);
         int timeout = -1;
@@ -520,10 +556,13 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
                 t.msg[0] = '\0';
                 t.dirty |= DIRTY_BOTTOM;
             }
+            double k0 = clock_now();
             react(&t, handle_key(&t, ch));
+            frame_note(&fs, clock_now() - k0);
         }
     }
     crt_done();
+    frame_report(&fs);
     teardown(&t);
     return 0;
 }
