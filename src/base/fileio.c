@@ -93,7 +93,7 @@ fail:
 
 #define TX_CHUNK ((size_t)1 << 16)    /* stdio buffer and largest write(2) */
 
-enum { FAULT_NONE, FAULT_WRITE, FAULT_FSYNC, FAULT_CLOSE, FAULT_RENAME };
+enum { FAULT_NONE, FAULT_WRITE, FAULT_PAUSE, FAULT_FSYNC, FAULT_CLOSE, FAULT_RENAME };
 
 static atomic_long fault_writes;        /* write(2) calls since the spec */
 static atomic_int fault_overridden;     /* file_fault_set installed a spec */
@@ -119,12 +119,13 @@ static int fault_kind(long *n)
         return FAULT_CLOSE;
     if (!strcmp(s, "rename"))
         return FAULT_RENAME;
+    int pause = !strncmp(s, "pause:", 6);
     char *end;
-    long v = strtol(s, &end, 10);
+    long v = strtol(s + (pause ? 6 : 0), &end, 10);
     if (*end || v < 1)
         return FAULT_NONE;
     *n = v;
-    return FAULT_WRITE;
+    return pause ? FAULT_PAUSE : FAULT_WRITE;
 }
 
 static int fault_at(int kind)
@@ -139,6 +140,9 @@ static int fault_write_now(void)
     long n = 0;
     int k = fault_kind(&n);
     long seen = atomic_fetch_add(&fault_writes, 1) + 1;
+    if (k == FAULT_PAUSE && seen == n)
+        for (;;)
+            pause();    /* half-written, for a test to kill */
     return k == FAULT_WRITE && seen >= n;
 }
 

@@ -73,8 +73,11 @@ void file_tx_abort(FileTx *tx);
 
 /* Fault injection (SQLite-style), for tests. The spec is "N" (the N-th
  * write(2) of any FileTx, counted from the spec's installation, and every
- * later one, fail with ENOSPC: a disk that fills up), or "fsync", "close"
- * or "rename" (that step of every commit fails with EIO). Read from the
+ * later one, fail with ENOSPC: a disk that fills up), "pause:N" (the
+ * process stops for good before its N-th write, to be killed half-way), or
+ * "fsync", "close" or "rename" (that step of every commit fails with EIO).
+ * Writes are at most 64 KiB each, so N-1 writes put at most (N-1) * 64 KiB
+ * in the temporary file. Read from the
  * environment variable REMAT_FAULT_WRITE when a tx begins, unless
  * file_fault_set installed one; file_fault_set(NULL) goes back to the
  * environment. Returns nothing; an unreadable spec injects nothing. */
