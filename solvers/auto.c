@@ -8,9 +8,12 @@
  * gets what FastSA leaves (run_exact). The answer is the pool's pick
  * (src/plan/cands.h: cheapest within the budget, else the lowest peak); the plan
  * names the member that made it (Plan.origin). A re-solve for a new budget
- * (the slider) picks from the pool and from the members that keep a
- * family of schedules, then lets FastSA polish that pick briefly; only when
- * nothing in hand fits does it search again.
+ * is the quick answer (the slider's first, src/session/service.h): a pick
+ * from the pool, from the members that keep a family of schedules and
+ * from the fast heuristics run again at the new budget, polished briefly
+ * by FastSA; it never searches at length (the full answer is solve's,
+ * which the explorer runs next). Plans made elsewhere join the pool
+ * (adopt), so a quick answer is never dearer than a plan already found.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +32,7 @@
 
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "auto", 0.001, 1e6, "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30, and 5.5 more for the exact member where it runs (it ends the solve when it proves the plan optimal)"),
-    OPT_P_NUM("resolve_time", "0.05", 0.001, 1e6, NULL, "seconds FastSA polishes a re-solve's pick (the slider)"),
+    OPT_P_NUM("resolve_time", "0.05", 0.001, 1e6, NULL, "seconds FastSA polishes a re-solve's pick (the slider's quick answer)"),
     OPT_P_TEXT("members", "all", "comma-separated solvers to run, cover (the cover bound's plan) among them (all: every one that applies)"),
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "FastSA's seed"),
     OPT_P_TEXT("fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"),
@@ -46,17 +49,23 @@ static const struct {
     const char *name;
     int max_nodes;
     int pick;
+    int quick;      /* a fast heuristic that adapts to the budget: run again in a re-solve */
 } MEMBERS[] = {
-    {"noremat", 1 << 30, 0},
-    {"chen", 1 << 30, 1},
-    {"echo", 1 << 30, 0},
-    {"greedy", 100000, 0},
-    {"revolve", 1 << 30, 1},
-    {"join", 200000, 1},
-    {"kusumoto-approx", 5000, 1},
-    {"kusumoto-exact", 400, 1},
-    {"twremat", 3000, 1},
+    {"noremat", 1 << 30, 0, 0},
+    {"chen", 1 << 30, 1, 0},
+    {"echo", 1 << 30, 0, 1},
+    {"greedy", 100000, 0, 1},
+    {"revolve", 1 << 30, 1, 0},
+    {"join", 200000, 1, 0},
+    {"kusumoto-approx", 5000, 1, 0},
+    {"kusumoto-exact", 400, 1, 0},
+    {"twremat", 3000, 1, 0},
 };
+
+/* Seconds a quick member may take in a re-solve: greedy and echo take a
+ * few milliseconds on the samples (lstm64, 2.3K nodes) and about a second
+ * on 200K nodes (bench_scale). */
+#define QUICK_MEMBER_SECONDS 0.3
 #define N_MEMBERS (int)(sizeof MEMBERS / sizeof MEMBERS[0])
 
 typedef struct {
@@ -66,7 +75,6 @@ typedef struct {
     double time_limit, resolve_time;
     double exact_time;          /* of time_limit, what FastSA leaves the exact member */
     long long seed;
-    int64_t missed_floor;       /* as fastsa's: lowest peak a full solve missed at */
     /* for describe: the pool index of the last answer, and of each
      * member's last plan (-1: none); the FastSA member is last */
     int last_pick, last_of[N_MEMBERS + 1];
@@ -531,11 +539,6 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     pool_tidy(s, budget, end);
     rc = answer(s, budget, out, COVER_SECONDS, p, e);
-    if (rc == ERR_OK && budget != PLAN_NO_BUDGET) {
-        int i = cands_pick(&s->cands, budget);
-        if (s->cands.c[i].peak > budget && (!a->missed_floor || s->cands.c[i].peak < a->missed_floor))
-            a->missed_floor = s->cands.c[i].peak;
-    }
     progress_set(p, 1.0);
     return rc;
 }
@@ -545,14 +548,19 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
 {
     (void)prev;
     Auto *a = s->state;
-    /* members whose re-solve is a lookup in their family */
-    for (int i = 0; i < N_MEMBERS; i++)
-        if (MEMBERS[i].pick && a->m[i])
-            pool_plan(s, i, a->m[i], budget, NULL, p);
-    int i = cands_pick(&s->cands, budget);
-    int fits = i >= 0 && (budget == PLAN_NO_BUDGET || s->cands.c[i].peak <= budget);
-    if (!fits && !(a->missed_floor && budget != PLAN_NO_BUDGET && budget < a->missed_floor))
+    if (!s->cands.n)    /* nothing in hand yet: the first answer is a solve */
         return auto_solve(s, budget, out, p, e);
+    for (int i = 0; i < N_MEMBERS; i++) {
+        if (!a->m[i] || !(MEMBERS[i].pick || MEMBERS[i].quick))
+            continue;
+        /* a family member's pick is a lookup; a quick member runs again */
+        Deadline d;
+        deadline_start(&d, p, MEMBERS[i].quick ? QUICK_MEMBER_SECONDS : 1e9);
+        pool_plan(s, i, a->m[i], budget, NULL, &d.child);
+        deadline_stop(&d);
+        if (progress_cancelled(p))
+            return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    }
     /* where the cover is quick, its plan, and when that meets its bound it
      * is the answer: nothing in the graph's order is cheaper */
     int quick = a->cover_secs >= 0 && a->cover_secs <= COVER_RESOLVE_MAX;

@@ -62,10 +62,6 @@ typedef struct {
     Units U;                /* single-node units */
     Params prm;
     long long last_tried;   /* mutations tried by the last solve (benchmarks) */
-    /* lowest peak a full search reached when it missed its budget (0:
-     * none yet): a later budget below it will not be met by another full
-     * search either, so re-solves skip it and answer at slider speed */
-    int64_t missed_floor;
     /* for describe: where the last search's best came from, how many runs
      * it made, and the node groups of its grouped run (units of more than
      * one node: grp_nodes[grp_off[i]..grp_off[i+1])) */
@@ -545,26 +541,10 @@ static int fastsa_prepare(Solver *s, Err *e)
     return ERR_OK;
 }
 
-/* Remember how low a full search got when it missed its budget. */
-static void note_miss(Solver *s, int64_t budget, const Plan *out)
-{
-    FastSA *fs = s->state;
-    Sim sim;
-    Err e2;
-    if (budget == PLAN_NO_BUDGET || out->T == 0 || sim_run(s->g, out->steps, out->T, &sim, &e2))
-        return;
-    if (sim.peak > budget && (!fs->missed_floor || sim.peak < fs->missed_floor))
-        fs->missed_floor = sim.peak;
-    sim_done(&sim);
-}
-
 static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
-    int rc = search(s, budget, NULL, 0, fs->prm.time_limit, 1, out, p, e);
-    if (rc == ERR_OK)
-        note_miss(s, budget, out);
-    return rc;
+    return search(s, budget, NULL, 0, fs->prm.time_limit, 1, out, p, e);
 }
 
 static int64_t peak_of(const Graph *g, const Plan *pl)
@@ -578,36 +558,17 @@ static int64_t peak_of(const Graph *g, const Plan *pl)
     return pk;
 }
 
+/* The quick answer for a new budget (the slider's first, src/session/
+ * service.h): a short anneal from the previous plan, within the budget or
+ * not; the full search is solve's, which the explorer runs next. */
 static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, Progress *p,
                           Err *e)
 {
     FastSA *fs = s->state;
     if (!prev || peak_of(s->g, prev) < 0)
         return fastsa_solve(s, budget, out, p, e);
-    /* a nearby budget from a good plan needs only a short anneal: keep the
-     * slider responsive, and fall back to a full search if it misses */
     double t = fs->prm.resolve_time < fs->prm.time_limit ? fs->prm.resolve_time : fs->prm.time_limit;
-    int rc = search(s, budget, prev, 1, t, 0, out, p, e);
-    if (rc != ERR_OK || budget == PLAN_NO_BUDGET)
-        return rc;
-    int64_t pk = peak_of(s->g, out);
-    if (pk >= 0 && pk <= budget)
-        return rc;
-    if (fs->missed_floor && budget < fs->missed_floor)
-        return rc;   /* a full search already failed to get this low */
-    long long tried = fs->last_tried;
-    Plan cold;
-    plan_init(&cold);
-    rc = fastsa_solve(s, budget, &cold, p, e);
-    fs->last_tried += tried;
-    int64_t ck = rc == ERR_OK ? peak_of(s->g, &cold) : -1;
-    if (ck >= 0 && (ck <= budget || pk < 0 || ck < pk)) {
-        plan_reset(out);
-        for (int i = 0; i < cold.T; i++)
-            plan_push(out, cold.steps[i]);
-    }
-    plan_done(&cold);
-    return rc;
+    return search(s, budget, prev, 1, t, 0, out, p, e);
 }
 
 static void fastsa_describe(const Solver *s, Overlay *out)
