@@ -153,6 +153,64 @@ class Schedule:
         self.peak = max(self.sim) if self.sim else self.input_bytes
         self.cost = sum(float(self.nodes[v].get("cost", 1)) for v, _ in self.steps)
 
+    def held(self, extract1, transients=None):
+        """(curve, gaps): the memory every run of the schedule holds when a
+        backward operator's value keeps all its outputs, as its tuple does
+        (extract1: {getitem id: (operator id, index)}, Joint.extract1). The
+        graph gives such an output its own getitem node; a schedule that
+        produces the getitem again from the operator's value, after the
+        getitem's interval ended, has the graph count nothing for it in the
+        gap, though the value holds it (a weight gradient taken again at the
+        end: the gradient was alive all along). transients: {step: bytes} a
+        step allocates beyond its node (Program.transients: a forward
+        operator run again for its further outputs alone). gaps: [(getitem,
+        operator, first step, last step)] where the curve exceeds the
+        graph's."""
+        T = len(self.steps)
+        size = {v: int(d.get("size", 1)) for v, d in self.nodes.items()}
+        mine = {}
+        for g, (op, _) in extract1.items():
+            mine.setdefault(op, []).append(g)
+        by_v = {}
+        for v, p, e in self.intervals:
+            by_v.setdefault(v, []).append((p, e))
+        diff = [0] * (T + 1)
+        work = [int(self.nodes[v].get("workspace", 0)) for v, _ in self.steps]
+        for t, b in (transients or {}).items():
+            work[t] += b
+        gaps = []
+
+        def add(v, p, e):
+            diff[p] += size[v]
+            diff[e + 1] -= size[v]
+        for v, ivs in by_v.items():
+            if v in extract1:
+                continue
+            for p, e in ivs:
+                add(v, p, e)
+        for op, gs in mine.items():
+            for pv, ev in by_v.get(op, []):
+                work[pv] = max(0, work[pv] - sum(size[g] for g in gs))
+                for g in gs:
+                    ends = [(pg, eg) for pg, eg in by_v.get(g, []) if pv <= pg <= ev]
+                    end = max([ev] + [eg for _, eg in ends])
+                    add(g, pv, end)
+                    covered = set()
+                    for pg, eg in ends:
+                        covered.update(range(pg, eg + 1))
+                    bare = [t for t in range(pv + 1, end + 1) if t not in covered]
+                    if bare:
+                        gaps.append((g, op, bare[0], bare[-1]))
+            for g in gs:  # getitems taken from no production of the operator
+                for pg, eg in by_v.get(g, []):
+                    if not any(pv <= pg <= ev for pv, ev in by_v.get(op, [])):
+                        add(g, pg, eg)
+        curve, run = [], 0
+        for t in range(T):
+            run += diff[t]
+            curve.append(self.input_bytes + work[t] + run)
+        return curve, gaps
+
 
 _NAME = re.compile(r"^(.*)-b(\d+)$")
 
@@ -382,6 +440,7 @@ class Program:
         primal_fx = [n.name for n in placeholders if not n.name.startswith("tangents")]
         resident = {name: "R[%d]" % i for i, name in enumerate(primal_fx)}
         env = {"torch": torch, "_keep": _keep, "_drop": _drop, "_seeded": seeded_call,
+               "_bn_stats": _bn_stats, "_ln_stats": _ln_stats,
                "DEV": device, "P": probe}
         self.consts = []
         for n in gm.graph.nodes:
@@ -406,7 +465,9 @@ class Program:
         def opref(target):
             if target not in ops:
                 ops[target] = "f%d" % len(ops)
-                env[ops[target]] = target
+                # the operator's C++ entry point: OpOverload.__call__ is one
+                # more Python frame per step
+                env[ops[target]] = getattr(target, "_op", target)
             return ops[target]
 
         def ev(a, code, t):
@@ -454,11 +515,22 @@ class Program:
                                                          ", ".join(parts))
             return "%s(%s)" % (opref(n.target), ", ".join(parts))
 
+        def stats_only(o, ks):
+            """A batch or layer norm whose statistics (float32) a step wants alone."""
+            if list(ks) != [1, 2] or not isinstance(o.args[0], torch.fx.Node):
+                return False
+            m = o.args[0].meta.get("val", o.args[0].meta.get("tensor_meta"))
+            if getattr(m, "dtype", None) != torch.float32:
+                return False
+            return o.target is aten.native_layer_norm.default or \
+                (o.target is aten.native_batch_norm.default and o.args[5] is True)
+
         fwd, bwd = _Code(env), _Code(env)
         if probe is not None:
             fwd.lines.append("P(-1, None)")
         code = fwd
         self.line_step = {}
+        self.transients = {}
         for t, (v, _) in enumerate(sched.steps):
             n = fx[v]
             var = "v%d" % t
@@ -470,11 +542,26 @@ class Program:
                     sv = stash.pop(v)
                     code.lines.append("%s = %s" % (var, sv))
                     code.lines.append("del " + sv)
+                elif stats_only(fx[op], ks):
+                    # not the run just before: batch or layer statistics alone
+                    # (the graph counts no output of the operator here)
+                    o = fx[op]
+                    if o.target is aten.native_batch_norm.default:
+                        code.lines.append("%s = _bn_stats(%s, %s)" % (
+                            var, arg(o.args[0], code, t), arg(o.args[7], code, t)))
+                    else:
+                        code.lines.append("%s = _ln_stats(%s, %s, %s)" % (
+                            var, arg(o.args[0], code, t), arg(o.args[1], code, t),
+                            arg(o.args[4], code, t)))
                 elif probe is None:
-                    # not the run just before: run the operator again
+                    # not the run just before: run the operator again (its
+                    # other outputs exist while it runs: the graph does not
+                    # count them)
+                    self.transients[t] = int(sched.nodes[op].get("size", 0))
                     code.lines.append("%s = _keep(%s, %r)" % (var, call(fx[op], code, t, True),
                                                               ks))
                 else:  # the probe sees the rerun's whole output
+                    self.transients[t] = int(sched.nodes[op].get("size", 0))
                     code.lines.append("_tr = %s" % call(fx[op], code, t, True))
                     code.lines.append("%s = _keep(_tr, %r)" % (var, ks))
                     after.append("del _tr")
@@ -542,6 +629,21 @@ class Program:
         return None if t is None else (t, self._steps[t][0])
 
 
+def _bn_stats(x, eps):
+    """native_batch_norm's saved mean and inverse deviation (training) without
+    its normalized output: what a plan asks for when it recomputes the
+    statistics alone, in the statistics' memory."""
+    var, mean = torch.var_mean(x, dim=[0] + list(range(2, x.dim())), unbiased=False)
+    return [None, mean, torch.rsqrt(var + eps)]
+
+
+def _ln_stats(x, shape, eps):
+    """native_layer_norm's saved mean and reciprocal deviation alone."""
+    var, mean = torch.var_mean(x, dim=list(range(x.dim() - len(shape), x.dim())), unbiased=False,
+                               keepdim=True)
+    return [None, mean, torch.rsqrt(var + eps)]
+
+
 def _keep(out, ks):
     return [x if k in ks else None for k, x in enumerate(out)]
 
@@ -589,8 +691,10 @@ class PlannedModule(torch.nn.Module):
     (default: the model's parameters' device; the trace is always a fake
     CPU trace, as the exporter's). Raises PlanRefused (see the module
     comment). Attributes: schedule (Schedule: simulated peak and cost),
-    program (Program: the generated code in program.source), baseline_cost
-    (the graph's own order run once), example (the inputs' shapes)."""
+    held_peak and gaps (Schedule.held: what every run of the schedule
+    holds, where the graph counts less), program (Program: the generated
+    code in program.source), baseline_cost (the graph's own order run once),
+    example (the inputs' shapes)."""
 
     def __init__(self, model, graph, plan, device=None):
         super().__init__()
@@ -645,6 +749,8 @@ class PlannedModule(torch.nn.Module):
             raise PlanRefused("cannot list the model's parameters and buffers in "
                               "named_parameters' order")
         self.program = Program(gm, names, joint, self.schedule, self.device)
+        self.held_curve, self.gaps = self.schedule.held(joint.extract1, self.program.transients)
+        self.held_peak = max(self.held_curve, default=self.schedule.input_bytes)
         self._bn = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
                     and m.track_running_stats and m.num_batches_tracked is not None]
 
@@ -666,13 +772,16 @@ class PlannedModule(torch.nn.Module):
                 i, str(e.dtype).replace("torch.", ""), list(e.shape),
                 str(x.dtype).replace("torch.", ""), list(x.shape)))
 
-    def forward(self, *inputs):
+    def forward(self, *inputs, seed=None):
+        """The loss of one step on inputs (the recipe's batch and shapes);
+        call backward() on it. seed: the base of this step's random
+        operators' seeds (default: one draw from torch's generator)."""
         self.check_inputs(inputs)
         primals = [d[k] for d, k in self._slots] + [x.to(self.device) for x in inputs]
         if self.model.training:
             for m in self._bn:
                 m.num_batches_tracked.add_(1)
-        return _Step.apply(self, step_seed(), *primals)
+        return _Step.apply(self, step_seed() if seed is None else int(seed), *primals)
 
 
 def eager_step(model, inputs, base, device=None):
