@@ -70,7 +70,7 @@ void status_draw(Tui *t, int y, int w)
     else
         snprintf(part[np++].text, sizeof part[0].text, "%s", s->cls->name);
     /* the slider's row shows the budget too: it may go */
-    part[np] = (Part){"", 4};
+    part[np] = (Part){"", 7};
     snprintf(part[np++].text, sizeof part[0].text, "budget %s", bud);
     part[np] = (Part){"", 0};
     snprintf(part[np++].text, sizeof part[0].text, "peak %s%s", pk, s->have && s->sim.peak > s->budget ? " OVER" : "");
@@ -127,9 +127,10 @@ void status_draw(Tui *t, int y, int w)
         else
             snprintf(part[np++].text, sizeof part[0].text, "%d queued", st.bg_left);
     }
-    /* until the line fits: the graph's name shrinks to 12 columns, then
-     * the least important parts go (the name before who made the plan and
-     * what is proven of it) */
+    /* until the line fits, the least important part goes: background
+     * work, the budget (the slider row shows it), the measurement, then
+     * the graph's name (first shrunk to 12 columns), never who made the
+     * plan before those */
     char line[1600];
     for (;;) {
         int len = 1;
@@ -137,21 +138,20 @@ void status_draw(Tui *t, int y, int w)
             len += (int)strlen(part[i].text) + (i ? 3 : 0);
         if (len <= w)
             break;
-        int name = (int)strlen(part[0].text);
-        if (name > 12) {
-            int keep = name - (len - w);
-            part[0].text[keep < 12 ? 12 : keep] = '\0';
-            continue;
-        }
         int worst = -1;
         for (int i = 0; i < np; i++)
             if (part[i].drop && (worst < 0 || part[i].drop > part[worst].drop))
                 worst = i;
         if (worst < 0)
             break;
-        if (worst == 0) {   /* the name's slot stays, empty */
-            part[0].text[0] = '\0';
-            part[0].drop = 0;
+        if (worst == 0) {   /* the name's slot stays */
+            int name = (int)strlen(part[0].text), keep = name - (len - w);
+            if (name > 12 && keep < name) {
+                part[0].text[keep < 12 ? 12 : keep] = '\0';
+            } else {
+                part[0].text[0] = '\0';
+                part[0].drop = 0;
+            }
             continue;
         }
         memmove(part + worst, part + worst + 1, (size_t)(np - worst - 1) * sizeof *part);
