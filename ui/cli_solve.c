@@ -30,7 +30,9 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     fprintf(stderr, "structure: %s", ov->title ? ov->title : cls->name);
     if (ov->width)
         fprintf(stderr, " (width %d)", ov->width);
-    fprintf(stderr, ", %d group%s\n", ov->n, plural_s(ov->n));
+    if (ov->n)
+        fprintf(stderr, ", %d group%s", ov->n, plural_s(ov->n));
+    fputc('\n', stderr);
     for (int i = 0; i < ov->n; i++) {
         const OverlayGroup *gr = &ov->groups[i];
         int ind = 2 + 2 * (gr->level < 20 ? gr->level : 20);
