@@ -35,6 +35,11 @@ static void shown(const Session *s, char *buf, size_t n)
 static void move(Session *s, const Graph *g, int pct, int64_t bp)
 {
     int64_t budget = bp * pct / 100;
+    if (budget < s->min_peak) {
+        printf("| %s | %d %% | below the smallest possible peak (%.0f %%): the slider stops there |  |  |  |  |  |\n",
+               g->name, pct, 100.0 * (double)s->min_peak / (double)bp);
+        return;
+    }
     session_set_budget(s, budget);
     double t0 = clock_now();
     session_request(s);
