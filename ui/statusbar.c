@@ -53,7 +53,10 @@ void status_draw(Tui *t, int y, int w)
     Session *s = t->s;
     SessionStatus st;
     session_status(s, &st);
-    Part part[10];
+    /* name, solver, budget, peak, cost, state, origin, measurement or
+     * replay, pins, export, queue: 11 at most (10 overflowed when a replay,
+     * pins, an export and queued work showed at once) */
+    Part part[12];
     int np = 0;
     char pk[48], bud[48];
     if (s->have)
