@@ -5,9 +5,11 @@
 #   make check-deps verify the include rule between src/, solvers/, render/, ui/
 #   make bench      benchmarks (figures, not pass/fail)
 #   make O_SAN=1    sanitizer build in build-san/
+#   make O_TSAN=1   ThreadSanitizer build in build-tsan/ (make tsan-check runs it)
 
 CC      ?= cc
 O_SAN   ?= 0
+O_TSAN  ?= 0
 BUILD   ?= build
 SAMPLE  ?= samples/models/resnet18.json
 
@@ -27,6 +29,13 @@ CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+ifeq ($(O_TSAN),1)
+O_CUDA  := 0
+BUILD   := build-tsan
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+LDFLAGS += -fsanitize=thread
+endif
+
 # CUDA replay: built automatically when nvcc is found; O_CUDA=0 turns it off
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 O_CUDA  ?= $(if $(NVCC),1,0)
@@ -44,7 +53,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 NO_WS_FILES := src/graph/graph_dot.c render/export.c
 $(BUILD)/%.o: WS = $(if $(filter $*.c,$(NO_WS_FILES)),,-Wwrite-strings)
 
-.PHONY: all run test check unit check-deps deps bench fuzz clean
+.PHONY: all run test check tsan-check unit check-deps deps bench fuzz clean
 all: $(BUILD)/remat $(if $(filter 1,$(O_CUDA)),$(BUILD)/remat-cuda)
 
 # the CUDA backend is its own program, so remat runs where CUDA does not
@@ -80,11 +89,24 @@ run: deps
 	./$(BUILD)/remat tui $(SAMPLE)
 
 # The README's test command: packages, build, every test, then the same
-# tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the
+# threaded ones under ThreadSanitizer.
 test: deps
 	@$(MAKE) --no-print-directory check-deps
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory O_SAN=1 check
+	@$(MAKE) --no-print-directory tsan-check
+
+# The tests that run threads (the session's worker, the explorer's logic,
+# exports beside loads) and the explorer's key storm, under
+# ThreadSanitizer; races inside third-party libraries are suppressed in
+# tests/tsan.supp, each with its reason.
+TSAN_TESTS := test_session test_tui2 test_tui_logic test_auto test_explain
+TSAN_CLI   := test_keystorm.sh
+tsan-check:
+	@$(MAKE) --no-print-directory O_TSAN=1 build-tsan/remat \
+	    $(patsubst %,build-tsan/tests/%,$(filter $(UNIT_SRC:tests/unit/%.c=%),$(TSAN_TESTS)))
+	@./tests/run_all.sh build-tsan $(TSAN_TESTS) $(TSAN_CLI)
 
 check: all $(UNIT_BIN) $(BENCH_BIN)
 	@./tests/run_all.sh $(BUILD)
@@ -105,6 +127,6 @@ bench: $(BUILD)/remat $(BENCH_BIN)
 	@./tests/bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-tsan build-fuzz
 
 -include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d)

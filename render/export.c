@@ -368,15 +368,21 @@ int export_graph_opts(const Graph *g, const Plan *plan, const Overlay *ov, const
         report(o, 1, "written");
         return rc;
     }
+    /* the target is replaced only by a complete rendering; a target that
+     * cannot be written is said before any layout work */
+    FileTx tx;
+    int rc = file_tx_begin(&tx, path, e);
+    if (rc)
+        return rc;
     int layered = export_layered_for(g, o);
     Placed pl, *plp = NULL;
     if (layered) {
         report(o, 0.02, "layout");
-        int rc = place_layered(g, plan != NULL, &pl, o ? o->progress : NULL, e);
-        if (rc == ERR_CANCELLED)
-            return err_set(e, ERR_CANCELLED, "%s: export cancelled", path);
-        if (rc)
-            return rc;
+        rc = place_layered(g, plan != NULL, &pl, o ? o->progress : NULL, e);
+        if (rc) {
+            file_tx_abort(&tx);
+            return rc == ERR_CANCELLED ? err_set(e, ERR_CANCELLED, "%s: export cancelled", path) : rc;
+        }
         plp = &pl;
         if (is_png) {
             /* a bitmap that cairo can hold (32767 pixels a side) in a few
@@ -392,18 +398,12 @@ int export_graph_opts(const Graph *g, const Plan *plan, const Overlay *ov, const
     }
     if (cancelled(o)) {
         placed_free(plp, g);
+        file_tx_abort(&tx);
         return err_set(e, ERR_CANCELLED, "%s: export cancelled", path);
     }
     char *dot = dot_text(g, plan, ov, m, plp);
     placed_free(plp, g);
     report(o, layered ? 0.3 : 0.05, layered ? "rendering" : "Graphviz layout");
-    /* the target is replaced only by a complete rendering */
-    FileTx tx;
-    int rc = file_tx_begin(&tx, path, e);
-    if (rc) {
-        free(dot);
-        return rc;
-    }
     dot_parse_lock();   /* cgraph's lexer and error callback are shared */
     gv_err[0] = '\0';
     agseterr(AGERR);

@@ -91,7 +91,7 @@ fail:
 
 /* ---- atomic writes ------------------------------------------------------ */
 
-#define TX_CHUNK ((size_t)1 << 16)    /* stdio buffer and largest write(2) */
+#define TX_CHUNK ((size_t)1 << 16)    /* the tx's buffer and every write(2) but the last */
 
 enum { FAULT_NONE, FAULT_WRITE, FAULT_PAUSE, FAULT_FSYNC, FAULT_CLOSE, FAULT_RENAME };
 
@@ -146,36 +146,51 @@ static int fault_write_now(void)
     return k == FAULT_WRITE && seen >= n;
 }
 
-/* The stream's sink: every buffer stdio hands over goes to the temporary
- * file whole, or the first errno is kept for the commit and the rest is
- * dropped. The writer is never told: Graphviz exits the process when a
- * write fails (gvwrite_no_z), so a full disk during an export would end
- * the explorer. */
-static ssize_t tx_sink(void *cookie, const char *buf, size_t n)
+/* Writes n bytes to the temporary file, at most TX_CHUNK a call (the
+ * fault seam counts writes of a known size); the first errno is kept for
+ * the commit and everything after it is dropped. */
+static void tx_write_out(FileTx *tx, const char *buf, size_t n)
 {
-    FileTx *tx = cookie;
-    if (tx->discard)
-        return (ssize_t)n;
     size_t done = 0;
-    while (done < n) {
+    while (done < n && !tx->err) {
         ssize_t w;
         if (fault_write_now()) {
             errno = ENOSPC;
             w = -1;
         } else {
-            /* at most TX_CHUNK a call: the fault seam counts writes of a
-             * known size, whatever stdio hands over */
             w = write(tx->fd, buf + done, n - done < TX_CHUNK ? n - done : TX_CHUNK);
         }
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            if (!tx->err)
-                tx->err = w < 0 ? errno : ENOSPC;
-            tx->discard = 1;
-            return (ssize_t)n;
+        if (w <= 0)
+            tx->err = w < 0 ? errno : ENOSPC;
+        else
+            done += (size_t)w;
+    }
+}
+
+/* The stream's sink. The stream is unbuffered and the tx buffers itself:
+ * stdio then never holds bytes of ours, so fflush(NULL) on another thread
+ * (src/plan/subproc.c before a fork) never calls in here, and a forked
+ * child's exit never writes a copy of them into the temporary file. A
+ * failure is never reported to the writer: Graphviz exits the process
+ * when a write fails (gvwrite_no_z), which would end the explorer on a
+ * full disk. */
+static ssize_t tx_sink(void *cookie, const char *buf, size_t n)
+{
+    FileTx *tx = cookie;
+    if (tx->discard || tx->err)
+        return (ssize_t)n;
+    size_t k = 0;
+    while (k < n) {
+        size_t room = TX_CHUNK - tx->used, m = n - k < room ? n - k : room;
+        memcpy(tx->buf + tx->used, buf + k, m);
+        tx->used += m;
+        k += m;
+        if (tx->used == TX_CHUNK) {
+            tx_write_out(tx, tx->buf, tx->used);
+            tx->used = 0;
         }
-        done += (size_t)w;
     }
     return (ssize_t)n;
 }
@@ -188,6 +203,9 @@ static int tx_sink_close(void *cookie)
 
 static void tx_free(FileTx *tx)
 {
+    free(tx->buf);
+    tx->buf = NULL;
+    tx->used = 0;
     free(tx->path);
     free(tx->target);
     free(tx->tmp);
@@ -298,7 +316,9 @@ int file_tx_begin(FileTx *tx, const char *path, Err *e)
         unlink(tx->tmp);
         return tx_fail(tx, e, cause, NULL);
     }
-    setvbuf(tx->f, NULL, _IOFBF, TX_CHUNK);
+    setvbuf(tx->f, NULL, _IONBF, 0);
+    tx->buf = xmalloc(TX_CHUNK);
+    tx->used = 0;
     return ERR_OK;
 }
 
@@ -356,7 +376,10 @@ int file_tx_commit(FileTx *tx, Err *e)
         return ERR_OK;
     }
     int cause = 0;
-    if (fflush(tx->f) != 0 || ferror(tx->f) || tx->err)
+    if (fflush(tx->f) == 0 && !ferror(tx->f) && !tx->err && tx->used)
+        tx_write_out(tx, tx->buf, tx->used);
+    tx->used = 0;
+    if (ferror(tx->f) || tx->err)
         cause = tx->err ? tx->err : EIO;
     else if (fault_at(FAULT_FSYNC))
         cause = EIO;

@@ -59,6 +59,8 @@ typedef struct FileTx {
     int fd;         /* tmp's descriptor; -1 when written directly */
     int err;        /* errno of the first failed write, 0 when none */
     int discard;    /* set by abort: buffered bytes are dropped */
+    char *buf;      /* the tx's own buffer (f is unbuffered: see fileio.c) */
+    size_t used;
 } FileTx;
 
 /* ERR_OK and tx ready, or ERR_IO (directory missing or not writable, the

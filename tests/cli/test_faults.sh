@@ -29,7 +29,7 @@ expect_rc 0 "a plan to replay and export"
 writer() {
     case "$1" in
     solve) "$REMAT" solve "$S" -s greedy -b 80% -o "$2" ;;
-    convert) "$REMAT" convert samples/models/resnet18.json -o "$2" ;;
+    convert) "$REMAT" convert samples/models/resnet50.json -o "$2" ;;  # 90 KB: two writes
     convert-dot) "$REMAT" convert samples/chain32.json --format dot -o "$2" ;;
     transform) "$REMAT" transform "$T/fwd.json" -o "$2" ;;
     export-dot) "$REMAT" export "$S" --plan "$T/plan.json" -o "$2" --format dot ;;

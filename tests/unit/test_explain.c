@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -254,14 +255,14 @@ static void export_format_from_the_name(void **st TU_UNUSED)
 typedef struct {
     const Graph *g;
     const char *text;
-    int loads, ok;
-    volatile int done;
+    int loads, ok;      /* the loader's alone until it is joined */
+    atomic_int done;    /* set by the exporting thread */
 } DotRace;
 
 static void *dot_loads(void *arg)
 {
     DotRace *r = arg;
-    for (; !r->done || r->loads < 20; r->loads++) {
+    for (; !atomic_load(&r->done) || r->loads < 20; r->loads++) {
         Err e;
         err_clear(&e);
         Graph *h = graph_from_dot(r->text, strlen(r->text), "race.dot", &e);
@@ -288,7 +289,7 @@ static void export_beside_dot_loads(void **st TU_UNUSED)
         err_clear(&e);
         exported += export_graph(g, NULL, NULL, "svg", path, &e) == ERR_OK;
     }
-    r.done = 1;
+    atomic_store(&r.done, 1);
     pthread_join(th, NULL);
     remove(path);
     assert_int_equal(exported, 40);

@@ -3,7 +3,7 @@
  * old file's permissions, and leave no temporary file; every injected
  * fault (the N-th write, fsync, close, rename) and every refused target
  * leaves the old bytes and no temporary file, with a one-line error that
- * names the file and the cause. */
+ * names the file and the cause; a forked child never writes a tx's bytes. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -231,6 +232,32 @@ static void test_stream_abort_and_commit(void **state)
     assert_int_equal(entries(names, sizeof names), 1);
 }
 
+/* A child forked while a tx has bytes pending (the MILP engines fork
+ * while an export streams on another thread) exits through stdio's
+ * flush-everything: none of the tx's bytes may reach the file twice. */
+static void test_fork_writes_nothing(void **state)
+{
+    (void)state;
+    Err e;
+    err_clear(&e);
+    FileTx tx;
+    assert_int_equal(file_tx_begin(&tx, at("f.svg"), &e), ERR_OK);
+    fputs("pending bytes\n", tx.f);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        fflush(NULL);
+        exit(0);    /* flushes every stream again */
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    fflush(NULL);   /* another thread's fflush(NULL) before its fork */
+    fputs("more\n", tx.f);
+    assert_int_equal(file_tx_commit(&tx, &e), ERR_OK);
+    assert_bytes(at("f.svg"), "pending bytes\nmore\n");
+}
+
 static void test_refused_targets(void **state)
 {
     (void)state;
@@ -289,6 +316,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fault_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_from_environment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_abort_and_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fork_writes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_targets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_written_through, setup, teardown),
