@@ -32,7 +32,7 @@ need_torch("bench_routes")
 import torch  # noqa: E402
 import torch_joint  # noqa: E402
 import remat_torch  # noqa: E402
-from functorch.compile import aot_function, default_partition  # noqa: E402
+from functorch.compile import aot_function, default_partition, make_boxed_func  # noqa: E402
 from torch.nn.utils.stateless import functional_call  # noqa: E402
 
 
@@ -44,20 +44,24 @@ def build(recipe, dev):
     return m, tuple(x.to(dev) for x in ex)
 
 
-def timeit(fn, params, steps, dev):
-    ts = []
+def timeit(routes, steps, dev):
+    """Median seconds per step of each (name, step function, parameters),
+    the routes taking their steps in turn (a busy machine slows each alike);
+    the first round is a warm-up."""
+    ts = {name: [] for name, _, _ in routes}
     for i in range(steps + 1):
-        for p in params:
-            p.grad = None
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        t0 = time.perf_counter()
-        fn()
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        if i:
-            ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for name, fn, params in routes:
+            for p in params:
+                p.grad = None
+            if dev.type == "cuda":
+                torch.cuda.synchronize(dev)
+            t0 = time.perf_counter()
+            fn()
+            if dev.type == "cuda":
+                torch.cuda.synchronize(dev)
+            if i:
+                ts[name].append(time.perf_counter() - t0)
+    return [(name, statistics.median(ts[name])) for name, _, _ in routes]
 
 
 def interpreter(prog):
@@ -101,36 +105,35 @@ def main():
     dev = torch.device(a.device)
     doc = remat_torch.load_json(a.graph, "remat-graph")
     recipe = doc["recipe"]
-    rows = []
+    routes = []
 
-    m, ex = build(recipe, dev)
-    params = list(m.parameters())
-    rows.append(("eager", timeit(lambda: torch_joint.loss_of(m(*ex)).backward(), params,
-                                 a.steps, dev)))
+    m0, ex0 = build(recipe, dev)
+    routes.append(("eager", lambda: torch_joint.loss_of(m0(*ex0)).backward(),
+                   list(m0.parameters())))
 
-    m, ex = build(recipe, dev)
-    params = list(m.parameters())
-    step = remat_torch.PlannedModule(m, a.graph, a.plan, device=dev)
-    rows.append(("generated", timeit(lambda: step(*ex).backward(), params, a.steps, dev)))
+    m1, ex1 = build(recipe, dev)
+    step = remat_torch.PlannedModule(m1, a.graph, a.plan, device=dev)
+    routes.append(("generated", lambda: step(*ex1).backward(), list(m1.parameters())))
 
-    prog = step.program
-    fwd, bwd = prog.fwd, prog.bwd
-    prog.fwd, prog.bwd = interpreter(prog)
-    rows.append(("interpret", timeit(lambda: step(*ex).backward(), params, a.steps, dev)))
-    prog.fwd, prog.bwd = fwd, bwd
+    # the same program, its statements run one by one (a second module, same code)
+    m2, ex2 = build(recipe, dev)
+    step2 = remat_torch.PlannedModule(m2, a.graph, a.plan, device=dev)
+    step2.program.fwd, step2.program.bwd = interpreter(step2.program)
+    routes.append(("interpret", lambda: step2(*ex2).backward(), list(m2.parameters())))
 
-    m, ex = build(recipe, dev)
-    pn = [n for n, _ in m.named_parameters()]
-    bn = [n for n, _ in m.named_buffers()]
+    m3, ex3 = build(recipe, dev)
+    pn = [n for n, _ in m3.named_parameters()]
+    bn = [n for n, _ in m3.named_buffers()]
 
     def flat(*xs):
         state = dict(zip(pn, xs[:len(pn)]))
         state.update(zip(bn, xs[len(pn):len(pn) + len(bn)]))
-        return (torch_joint.loss_of(functional_call(m, state, tuple(xs[len(pn) + len(bn):]))),)
-    compiled = aot_function(flat, lambda g, _: g, lambda g, _: g, partition_fn=default_partition)
-    primals = torch_joint.primal_values(m, ex)
-    params = list(m.parameters())
-    rows.append(("aot", timeit(lambda: compiled(*primals)[0].backward(), params, a.steps, dev)))
+        return (torch_joint.loss_of(functional_call(m3, state, tuple(xs[len(pn) + len(bn):]))),)
+    compiled = aot_function(flat, lambda g, _: make_boxed_func(g), lambda g, _: make_boxed_func(g),
+                            partition_fn=default_partition)
+    primals = torch_joint.primal_values(m3, ex3)
+    routes.append(("aot", lambda: compiled(*primals)[0].backward(), list(m3.parameters())))
+    rows = timeit(routes, a.steps, dev)
 
     eager = rows[0][1]
     print("%s, %d schedule steps, %s, %d threads" % (doc.get("name"), len(step.schedule.steps),

@@ -776,11 +776,13 @@ class PlannedModule(torch.nn.Module):
         """The loss of one step on inputs (the recipe's batch and shapes);
         call backward() on it. seed: the base of this step's random
         operators' seeds (default: one draw from torch's generator)."""
+        if not self.model.training:
+            raise PlanRefused("the plan is a training step (traced in train mode): evaluate "
+                              "with the model itself")
         self.check_inputs(inputs)
         primals = [d[k] for d, k in self._slots] + [x.to(self.device) for x in inputs]
-        if self.model.training:
-            for m in self._bn:
-                m.num_batches_tracked.add_(1)
+        for m in self._bn:
+            m.num_batches_tracked.add_(1)
         return _Step.apply(self, step_seed() if seed is None else int(seed), *primals)
 
 

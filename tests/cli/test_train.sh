@@ -119,8 +119,15 @@ try:
     print("a plan with another peak accepted")
 except remat_torch.PlanRefused as ex:
     print("refused:", ex)
+model.eval()
+try:
+    step(*example)
+    print("eval mode ran")
+except remat_torch.PlanRefused as ex:
+    print("refused:", ex)
 PY
 expect_out "^refused: the plan was made for batch 2, got batch 3 \(export the graph and solve again at batch 3\)$" "inputs of another batch"
 expect_out "^refused: $J/tiny_gpt.json: node '[^']*' (is not in this model's trace|has size [0-9]+, this model's trace [0-9]+ bytes) \(another model, width, batch or torch release than the graph's\)$" "another model"
+expect_out "^refused: the plan is a training step \(traced in train mode\): evaluate with the model itself$" "eval mode"
 expect_out "^refused: $T/badpeak.json records peak 319105 bytes, its schedule gives 319104 on $J/tiny_gpt.json: it was made for another graph$" "a plan with another peak"
 finish
