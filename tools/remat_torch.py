@@ -44,7 +44,6 @@ import operator
 import os
 import re
 import sys
-import time
 import weakref
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -791,9 +790,3 @@ def eager_step(model, inputs, base, device=None):
     inputs, random operators seeded as PlannedModule seeds them."""
     with Reseed(base, restore=True, device=device):
         return torch_joint.loss_of(model(*inputs))
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    r = fn()
-    return r, time.perf_counter() - t0
