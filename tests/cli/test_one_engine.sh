@@ -72,6 +72,6 @@ type_line "90%"
 check "final [0-9.]+s" "90 %: final" 6000
 keys b
 type_line "70%"
-check "final [0-9.]+s \\(cached\\)" "back to 70 %: the final plan at once, from the cache" 50
+check "final [0-9.]+s \\(cached\\)" "back to 70 %: the final plan at once, from the cache"
 quit "explorer after the one-engine checks"
 finish

@@ -144,8 +144,9 @@ lb=$("$REMAT" solve samples/chain32.json -s greedy -b 26 --bound -o /dev/null 2>
 check "gap: cost over the lower bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+% +[0-9.]+s +gap +\+[0-9.]+%' "compare: greedy's gap to the bound"
 check 'noremat +peak +35 B .* gap +- +OVER budget' "compare: no gap for a plan over the budget"
-# the fit waits behind every solver's row (some take their 3 s limit)
-check 'batch fit in 26 B: x0\.74 of the batch without recomputation \(x1 peaks at 35 B\)' "compare: batch fit without recomputation" 400
+# the fit waits behind every solver's row (some take their 3 s limit; a
+# busy machine many times that: 5 minutes only catch a hang)
+check 'batch fit in 26 B: x0\.74 of the batch without recomputation \(x1 peaks at 35 B\)' "compare: batch fit without recomputation" 3000
 check '^ +nothing fits with noremat$' "compare: batch fit with the solver"
 check 'Trade-off of noremat' "compare: sweep chart"
 rows=$(grep -cE '^[* ] [a-z_0-9]+ +(peak|refused)' "$T/screen")
@@ -230,7 +231,7 @@ check 'chain32-train \| noremat \| .*final' "play: plan"
 keys p Space
 check '^> step [0-9]+/65 runs [a-z0-9.]+: allocates 1 B; frees' "play: step line"
 first=$(grep -oE '^> step [0-9]+' "$T/screen" | grep -oE '[0-9]+$')
-wait_for "^> step $((first + 3))/65" 30 || fail "play: cursor did not advance from step $first"
+wait_for "^> step $((first + 3))/65" || fail "play: cursor did not advance from step $first"
 check "step $((first + 3))/65" "play: the curve's cursor label follows"
 keys Space
 check '^\|\| step [0-9]+/65 runs' "play: space pauses"
@@ -265,26 +266,28 @@ check 'id +x$' "graph: n wraps to the first node"
 row_of_x() { screen | grep -nE '^ +x +│' | head -1 | cut -d: -f1; }
 r1=$(row_of_x)
 keys j
-sleep 0.3
-r2=$(row_of_x)
-[ -n "$r1" ] && [ -n "$r2" ] && [ "$r2" -eq $((r1 - 2)) ] ||
-    fail "graph: j should move the drawing up 2 rows (x at row '$r1' then '$r2')"
+wait_until '[ -n "$r1" ] && [ "$(row_of_x)" = $((r1 - 2)) ]' ||
+    fail "graph: j should move the drawing up 2 rows (x at row '$r1' then '$(row_of_x)')"
 # the view's own keys leave the budget alone
 check '\| budget 20 B \|' "graph: arrows pan, not the budget"
-# a recomputed node's runs
+# a recomputed node's runs: n walks the nodes, one drawn selection at a time
+selected_id() { screen | sed -n 's/.* id \{1,\}\([^ ]*\)$/\1/p' | head -1; }
 for i in $(seq 1 12); do
     screen | grep -qE 'runs +[2-9] \(recomputed\)' && break
-    keys n; sleep 0.1
+    was=$(selected_id)
+    keys n
+    wait_until '[ "$(selected_id)" != "$was" ]'
 done
 check 'runs +[2-9] \(recomputed\)' "graph: a recomputed node says so"
 quit "graph: q"
 
 # ---- never block: Ctrl-C during a long solve quits at once -----------------
-# checkmate's MILP runs up to its 60 s limit on this graph; wait_exit allows 10 s
+# checkmate's MILP runs up to its 60 s limit on this graph; wait_exit allows
+# 30 s, which only a quit that waits for the solve exceeds
 start samples/models/resnet18.json -s checkmate -b 60%
 check 'resnet18-train[^|]* \| checkmate \| .*(solving|refining)' "ctrl-c: a long solve runs"
 keys C-c
-wait_exit "ctrl-c during checkmate"
+wait_exit "ctrl-c during checkmate" 300
 start samples/models/resnet18.json -s checkmate -b 60%
 check 'resnet18-train[^|]* \| checkmate \| .*(solving|refining)' "q: a long solve runs"
 quit "q during checkmate"
@@ -296,7 +299,7 @@ keys e
 type_line "$T/tf.svg"
 check "wrote .*tf\.svg \(svg, [0-9.]+s\)" "export: svg written by the background task"
 grep -q '<svg' "$T/tf.svg" || fail "export: no SVG in $T/tf.svg"
-[ ! -e "$T/tf.svg.part" ] || fail "export: left the partial file"
+ls -A "$T" | grep -q '^\.tf\.svg\.' && fail "export: left its temporary file"
 keys e
 type_line "$T/tf.pdf"
 check "export: '.*tf\.pdf': name a \.dot, \.gv, \.svg, \.png or \.json file" "export: format from the name"
@@ -340,10 +343,9 @@ check '^> f[0-9]+ +1 B +[0-9]+ +1 +[0-9]+ (held|gone) +keeps it' "recompute: the
 # j moves the selection down the ranking; the second candidate is forced
 keys j
 check '^> f[0-9]+ ' "recompute: a row selected"
-sleep 0.3
-sel=$(screen | awk '$1 == ">" { print $2; exit }')
-[ "$(screen | awk '$1 == ">" { print NR; exit }')" = 5 ] ||
+wait_until '[ "$(screen | awk '"'"'$1 == ">" { print NR; exit }'"'"')" = 5 ]' ||
     fail "recompute: j did not select the second row"
+sel=$(screen | awk '$1 == ">" { print $2; exit }')
 keys F
 check "forced \(recompute\) $sel; solving again with pin=- force=$sel" "recompute: F forces $sel"
 check "fastsa \| budget 26 B \| .*final .*\| force $sel" "recompute: fastsa solved with force=$sel"
@@ -389,9 +391,12 @@ i=1; while [ $i -lt "$num" ]; do keys Down; i=$((i + 1)); done
 keys Tab
 check 'options of fastsa \(value in force\)' "picker options: fastsa's options"
 check '^ +> [a-z_]+ += ' "picker options: the first option highlighted"
+highlighted() { screen | sed -n 's/^ *> \([a-z_]*\) .*/\1/p' | head -1; }
 for i in 1 2 3 4 5 6 7 8 9 10; do
     screen | grep -qE '^ +> time_limit ' && break
-    keys Down; sleep 0.1
+    was=$(highlighted)
+    keys Down
+    wait_until '[ "$(highlighted)" != "$was" ]'
 done
 check '^ +> time_limit += [^ ]+ +\(default\)' "picker options: time_limit and its default"
 keys Enter
