@@ -205,19 +205,27 @@ if command -v tmux >/dev/null; then
     SOCK="remat-joint-$$"
     tmux -L "$SOCK" -f /dev/null new-session -d -s tui -x 110 -y 30 \
         "TERM=xterm-256color '$RR' tui $J/tiny_cnn.json -s greedy -b 72032 2>'$T/tui.err'; echo \$? >'$T/tui.rc'"
-    sleep 1
+    # wait_screen REGEX: until the screen shows it (5 minutes: a limit
+    # that only catches a hang; the torch replay starts Python)
+    wait_screen() {
+        n=3000
+        while [ $n -gt 0 ]; do
+            tmux -L "$SOCK" capture-pane -p -t tui >"$T/screen" 2>/dev/null
+            grep -qE -- "$1" "$T/screen" && return 0
+            sleep 0.1; n=$((n - 1))
+        done
+        return 1
+    }
+    wait_screen '\| greedy \| .*final' || { fail "explorer r: no plan shown"; cat "$T/screen"; }
     tmux -L "$SOCK" send-keys -t tui r
-    n=300
-    while [ $n -gt 0 ]; do
-        tmux -L "$SOCK" capture-pane -p -t tui >"$T/screen" 2>/dev/null
-        grep -q "gradients match" "$T/screen" && break
-        sleep 0.1; n=$((n - 1))
-    done
+    wait_screen "gradients match"
     grep -qE "replay \(torch, scale 1, .*measured peak 70.3 KiB vs simulated 70.3 KiB \(\+0.0%\); gradients match" "$T/screen" ||
         { fail "explorer r: no torch replay message"; cat "$T/screen"; }
     grep -q '×' "$T/screen" || fail "explorer r: no measured overlay"
     tmux -L "$SOCK" send-keys -t tui q
-    sleep 0.5
+    n=600
+    while [ ! -s "$T/tui.rc" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+    [ "$(cat "$T/tui.rc" 2>/dev/null)" = 0 ] || fail "explorer r: q: exit status '$(cat "$T/tui.rc" 2>/dev/null)'"
     tmux -L "$SOCK" kill-server 2>/dev/null
 fi
 sed 's/"id":"relu_1"/"id":"relu_x"/; s/"relu_1"/"relu_x"/g' $J/tiny_cnn.json >"$T/stale.json"
