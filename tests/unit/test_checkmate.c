@@ -348,8 +348,9 @@ static void test_cancel(void **st TU_UNUSED)
     double dt = now() - t0;
     pthread_join(th, NULL);
     assert_int_equal(rc, ERR_CANCELLED);
-    /* generous: the target is half a second after the cancel */
-    assert_true(dt < 3.0);
+    /* the target is half a second after the cancel; half the 60 s limit
+     * only tells a cancel that is not seen from a slow or busy machine */
+    assert_true(dt < 30.0);
     tu_end(g, s, &p, NULL);
 }
 
