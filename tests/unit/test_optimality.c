@@ -32,8 +32,8 @@ static int solve(const Graph *g, const SolverClass *cls, int64_t b, Plan *p, int
     SolverOpts o;
     solver_opts_init(&o);
     Err e;
-    if (cls->caps & SOLVER_EXACT)
-        solver_opts_add(&o, "time_limit=20", &e);
+    if (cls->caps & SOLVER_EXACT)   /* a limit that only catches a hang: they end at their proof */
+        solver_opts_add(&o, "time_limit=300", &e);
     if (strcmp(cls->name, "checkmate") == 0)
         solver_opts_add(&o, "warm=greedy", &e);
     /* the annealer by iterations (deterministic, quick on tiny graphs) */
