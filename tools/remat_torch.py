@@ -152,63 +152,16 @@ class Schedule:
         self.peak = max(self.sim) if self.sim else self.input_bytes
         self.cost = sum(float(self.nodes[v].get("cost", 1)) for v, _ in self.steps)
 
-    def held(self, extract1, transients=None):
-        """(curve, gaps): the memory every run of the schedule holds when a
-        backward operator's value keeps all its outputs, as its tuple does
-        (extract1: {getitem id: (operator id, index)}, Joint.extract1). The
-        graph gives such an output its own getitem node; a schedule that
-        produces the getitem again from the operator's value, after the
-        getitem's interval ended, has the graph count nothing for it in the
-        gap, though the value holds it (a weight gradient taken again at the
-        end: the gradient was alive all along). transients: {step: bytes} a
-        step allocates beyond its node (Program.transients: a forward
-        operator run again for its further outputs alone). gaps: [(getitem,
-        operator, first step, last step)] where the curve exceeds the
-        graph's."""
-        T = len(self.steps)
-        size = {v: int(d.get("size", 1)) for v, d in self.nodes.items()}
-        mine = {}
-        for g, (op, _) in extract1.items():
-            mine.setdefault(op, []).append(g)
-        by_v = {}
-        for v, p, e in self.intervals:
-            by_v.setdefault(v, []).append((p, e))
-        diff = [0] * (T + 1)
-        work = [int(self.nodes[v].get("workspace", 0)) for v, _ in self.steps]
+    def held(self, transients=None):
+        """The memory every run of the schedule holds at each step: the
+        simulated curve plus what a step allocates beyond its node
+        (transients: {step: bytes}, Program.transients: a forward operator
+        run again for its further outputs alone, whose other outputs exist
+        while it runs)."""
+        curve = list(self.sim)
         for t, b in (transients or {}).items():
-            work[t] += b
-        gaps = []
-
-        def add(v, p, e):
-            diff[p] += size[v]
-            diff[e + 1] -= size[v]
-        for v, ivs in by_v.items():
-            if v in extract1:
-                continue
-            for p, e in ivs:
-                add(v, p, e)
-        for op, gs in mine.items():
-            for pv, ev in by_v.get(op, []):
-                work[pv] = max(0, work[pv] - sum(size[g] for g in gs))
-                for g in gs:
-                    ends = [(pg, eg) for pg, eg in by_v.get(g, []) if pv <= pg <= ev]
-                    end = max([ev] + [eg for _, eg in ends])
-                    add(g, pv, end)
-                    covered = set()
-                    for pg, eg in ends:
-                        covered.update(range(pg, eg + 1))
-                    bare = [t for t in range(pv + 1, end + 1) if t not in covered]
-                    if bare:
-                        gaps.append((g, op, bare[0], bare[-1]))
-            for g in gs:  # getitems taken from no production of the operator
-                for pg, eg in by_v.get(g, []):
-                    if not any(pv <= pg <= ev for pv, ev in by_v.get(op, [])):
-                        add(g, pg, eg)
-        curve, run = [], 0
-        for t in range(T):
-            run += diff[t]
-            curve.append(self.input_bytes + work[t] + run)
-        return curve, gaps
+            curve[t] += b
+        return curve
 
 
 _NAME = re.compile(r"^(.*)-b(\d+)$")
@@ -500,15 +453,19 @@ class Program:
                 return "(" + "".join(arg(e, code, t) + ", " for e in x) + ")"
             return code.const(x)
 
-        def call(n, code, t, rerun=False):
+        def call(n, code, t, rerun=False, ks=None):
+            """Code running operator node n; ks: the outputs to compute (a
+            backward operator run by parts, through its output_mask)."""
             if n.target is operator.getitem:
                 return "%s[%d]" % (arg(n.args[0], code, t), n.args[1])
-            args = list(n.args)
+            args, kwargs = list(n.args), dict(n.kwargs)
             if n.target is aten.native_batch_norm.default and (rerun or n.name in bn_ran):
                 args[3] = args[4] = None  # run again: same outputs, no second update
             bn_ran.add(n.name)
+            if ks is not None:
+                args, kwargs = torch_joint.with_mask(n, args, kwargs, ks)
             parts = [arg(x, code, t) for x in args]
-            parts += ["%s=%s" % (k, arg(x, code, t)) for k, x in n.kwargs.items()]
+            parts += ["%s=%s" % (k, arg(x, code, t)) for k, x in kwargs.items()]
             if n.name in seed_of and reseed:
                 return "_seeded(B + %d, DEV, %s, %s)" % (seed_of[n.name], opref(n.target),
                                                          ", ".join(parts))
@@ -535,7 +492,12 @@ class Program:
             var = "v%d" % t
             first = len(code.lines)
             after = []  # lines after the probe
-            if v in joint.merged:
+            if v in joint.merged and joint.merged[v][0] in joint.split:
+                # a backward operator's further outputs: its run computing
+                # them alone (output_mask), whatever ran before
+                op, ks = joint.merged[v]
+                code.lines.append("%s = _keep(%s, %r)" % (var, call(fx[op], code, t, ks=ks), ks))
+            elif v in joint.merged:
                 op, ks = joint.merged[v]
                 if v in stash:
                     sv = stash.pop(v)
@@ -564,12 +526,9 @@ class Program:
                     code.lines.append("_tr = %s" % call(fx[op], code, t, True))
                     code.lines.append("%s = _keep(_tr, %r)" % (var, ks))
                     after.append("del _tr")
-            elif v in joint.extract1:
-                op, k = joint.extract1[v]
-                if op not in held:
-                    raise PlanRefused("step %d (%s) reads '%s', which is not in memory"
-                                      % (t, v, op))
-                code.lines.append("%s = %s[%d]" % (var, held[op], k))
+            elif v in joint.split:
+                # a backward operator run by parts: its own outputs alone
+                code.lines.append("%s = %s" % (var, call(n, code, t, ks=joint.split[v][1])))
             else:
                 code.lines.append("%s = %s" % (var, call(n, code, t)))
                 mine = [(g, ks) for g, (op, ks) in joint.merged.items() if op == v]
@@ -690,8 +649,9 @@ class PlannedModule(torch.nn.Module):
     (default: the model's parameters' device; the trace is always a fake
     CPU trace, as the exporter's). Raises PlanRefused (see the module
     comment). Attributes: schedule (Schedule: simulated peak and cost),
-    held_peak and gaps (Schedule.held: what every run of the schedule
-    holds, where the graph counts less), program (Program: the generated
+    held_peak (Schedule.held: what every run of the schedule holds, above
+    the simulated peak only where a forward operator runs again for its
+    further outputs alone), program (Program: the generated
     code in program.source), baseline_cost (the graph's own order run once),
     example (the inputs' shapes)."""
 
@@ -748,7 +708,7 @@ class PlannedModule(torch.nn.Module):
             raise PlanRefused("cannot list the model's parameters and buffers in "
                               "named_parameters' order")
         self.program = Program(gm, names, joint, self.schedule, self.device)
-        self.held_curve, self.gaps = self.schedule.held(joint.extract1, self.program.transients)
+        self.held_curve = self.schedule.held(self.program.transients)
         self.held_peak = max(self.held_curve, default=self.schedule.input_bytes)
         self._bn = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
                     and m.track_running_stats and m.num_batches_tracked is not None]

@@ -26,9 +26,8 @@ model built from the same recipe) is seeded the same way, call by call.
 The parameter gradients the schedule produced are compared with the
 reference's. Writes the remat-replay document (docs/replay.md) with
 "gradients": {"match", "max_abs_diff"} and "held_peak", what every run of
-the schedule holds (remat_torch.Schedule.held; above simulated_peak when
-the plan takes a backward operator's further output again from a value
-that held it all along).
+the schedule holds (remat_torch.Schedule.held; above simulated_peak only
+where a forward operator runs again for its further outputs alone).
 
 --device auto (the default) uses CUDA when torch sees a GPU, else the CPU.
 Runs on Debian's python3 with python3-torch and python3-torchvision.
@@ -218,7 +217,7 @@ def main():
     res = {"format": "remat-replay", "version": 1, "graph": doc.get("name", ""),
            "solver": plan.get("solver", ""), "backend": "torch", "device": device, "scale": 1,
            "measured_peak": max(probe.measured, default=0), "simulated_peak": sched.peak,
-           "held_peak": max(sched.held(joint.extract1, prog.transients)[0], default=sched.peak),
+           "held_peak": max(sched.held(prog.transients), default=sched.peak),
            "rss_peak": max(probe.rss, default=0),
            "time_cost_correlation": pearson(probe.times, costs),
            "seconds": round(seconds, 6),

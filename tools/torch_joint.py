@@ -12,15 +12,22 @@ and turns it into remat-graph nodes:
 - a fresh tensor written in place by its only reader (aot's functionalised
   bernoulli_) is folded into that writer, which then owns the storage;
 - an operator with several outputs (batch norm, max pooling with indices,
-  dropout, convolution_backward) owns the first one read and those nothing
-  reads; the further ones read are counted as its workspace while it runs
-  and owned by `getitem` nodes. A forward operator's further outputs are one
-  getitem node that reads the operator's inputs and costs the operator's
-  run (producing them again means running it again; the replay hands over
-  the outputs of the run just before when there is one); a backward
-  operator's are one getitem node each, reading the operator, whose value
-  holds all its outputs while it lives (so every other reader of the
-  operator reads them too: they live at least as long as it);
+  dropout) owns the first one read and those nothing reads; the further
+  ones read are counted as its workspace while it runs and are one `getitem`
+  node that reads the operator's inputs and costs the operator's run
+  (producing them again means running it again; the replay hands over the
+  outputs of the run just before when there is one);
+- a backward operator with an output_mask (convolution_backward,
+  native_batch_norm_backward, native_layer_norm_backward) is split by its
+  mask into two runs: the operator's node computes its first output alone
+  (the input's gradient) and one getitem node, reading the operator's
+  inputs, computes the further outputs alone (the weight and bias
+  gradients), each costing its part of the run and allocating only what
+  it owns, so every step of any schedule holds what the graph counts
+  (taking the weight gradient again means computing it again). When the
+  first output is not computed (the first layer's input needs no
+  gradient), the operator's node owns all its outputs. A backward operator
+  with several outputs and no mask is handled as a forward one;
 - parameters, buffers and the batch are `input` nodes; the loss (the sum of
   the model's outputs) is the `loss` node, and the backward reads it where
   autograd reads the loss gradient (a scalar 1);
@@ -510,11 +517,37 @@ class Joint:
     loss: id of the loss node; tangent: fx name of the loss gradient input.
     placeholder: {fx placeholder name: remat input id}; consts: {fx get_attr
     name: attribute} (their ids are "const:" + attribute).
-    merged: {getitem node id: (fx name of a forward operator, indices of the
-    outputs it holds)}; extract1: {getitem node id: (fx name of a backward
-    operator, index of its output)}; folded: fx names of fresh tensors folded
-    into the operator that fills them in place.
+    merged: {getitem node id: (fx name of an operator, indices of the
+    outputs it holds)}; split: {fx name of a backward operator run by parts:
+    (index of its output_mask argument, indices of the outputs its own node
+    computes)}, its getitem node in merged computing the rest; folded: fx
+    names of fresh tensors folded into the operator that fills them in
+    place.
     """
+
+
+def mask_index(target):
+    """Position of an operator's output_mask argument (bool[3]: which of
+    its outputs to compute), or None."""
+    if not isinstance(target, torch._ops.OpOverload):
+        return None
+    for i, a in enumerate(target._schema.arguments):
+        if a.name == "output_mask":
+            return i
+    return None
+
+
+def with_mask(n, args, kwargs, ks):
+    """(args, kwargs) of operator node n with its output_mask set to
+    compute the outputs ks alone."""
+    i = mask_index(n.target)
+    nout = len(n.target._schema.returns)
+    mask = [k in ks for k in range(nout)]
+    if i < len(args):
+        args = tuple(args[:i]) + (mask,) + tuple(args[i + 1:])
+    else:
+        kwargs = dict(kwargs, output_mask=mask)
+    return args, kwargs
 
 
 def analyse(gm, names, values, timing=0, mode=None):
@@ -582,7 +615,8 @@ def analyse(gm, names, values, timing=0, mode=None):
         by_id[name] = d
     consts = {}  # fx get_attr name -> attribute
     merged = {}  # remat id -> (fx name of a forward operator, indices of its outputs it holds)
-    extract1 = {}  # remat id -> (fx name of a backward operator, index of its output)
+    split = {}  # fx name of a backward operator run by parts -> (mask index, its own outputs)
+    part = {}  # getitem id -> (cost, time) of the run computing a split operator's further outputs
     loss_id = None  # known once the loss node runs; the tangent reads it
     tname = tangents[0].name
     reads[tname] = {}  # the loss, once known
@@ -618,6 +652,22 @@ def analyse(gm, names, values, timing=0, mode=None):
             best = min(best, time.perf_counter() - t0)
         return args, out, best
 
+    def run_part(n, ks):
+        """(args with the mask for outputs ks, fastest time of that run):
+        the cost of one part of a split operator."""
+        args = torch.fx.node.map_arg(n.args, lambda a: env[a.name])
+        kwargs = torch.fx.node.map_arg(n.kwargs, lambda a: env[a.name])
+        if meta:
+            args, kwargs = torch.fx.node.map_aggregate((args, kwargs), _to_meta)
+        args, kwargs = with_mask(n, args, kwargs, ks)
+        best = None
+        for _ in range(timing):
+            t0 = time.perf_counter()
+            n.target(*args, **kwargs)
+            dt = time.perf_counter() - t0
+            best = dt if best is None else min(best, dt)
+        return args, best or 0.0
+
     def visit(n):
         nonlocal loss_id
         if n.target is operator.getitem:
@@ -625,26 +675,19 @@ def analyse(gm, names, values, timing=0, mode=None):
             env[n.name] = env[src.name][k]
             ow = elem_owner[src.name][k]
             if ow == "merge:" + n.name:
-                # a forward operator's further outputs, one node: it reads
-                # what its operator reads (not the operator's first output,
-                # so keeping a small saved statistic never means keeping a
+                # an operator's further outputs, one node: it reads what its
+                # operator reads (not the operator's first output, so
+                # keeping a small saved statistic never means keeping a
                 # large activation alive) and costs the operator's run,
-                # which is what producing them again takes
+                # which is what producing them again takes (a split
+                # operator's: the run computing them alone)
                 ks = merged[n.name][1]
                 opd = by_id[src.name]
+                cost, tm = part.get(n.name, (opd["cost"], opd.get("time", 0)))
                 d = add_node(n.name, n, "getitem", sum(storage_of(env[src.name][x])[1] for x in ks),
-                             opd["cost"], list(opd["inputs"]))
+                             cost, list(opd["inputs"]))
                 if timing:
-                    d["time"] = opd.get("time", 0)
-                owner[n.name] = n.name
-                reads[n.name] = {n.name: None}
-            elif ow == "extract:" + n.name:
-                # a backward operator's further output: read from the
-                # operator's value, which holds all its outputs
-                add_node(n.name, n, "getitem", storage_of(env[n.name])[1], 0, [owner[src.name]])
-                if timing:
-                    by_id[n.name]["time"] = 0
-                extract1[n.name] = (src.name, k)
+                    d["time"] = tm
                 owner[n.name] = n.name
                 reads[n.name] = {n.name: None}
             elif ow and ow.startswith("merge:"):
@@ -715,15 +758,20 @@ def analyse(gm, names, values, timing=0, mode=None):
                 reads[tname] = {loss_id: None}
             return
         # several outputs: the first one read stays with the operator (and
-        # those nothing reads); the further ones read are, for a forward
-        # operator, one node together (named after their first getitem),
-        # for a backward operator one node each
+        # those nothing reads); the further ones read are one node together,
+        # named after their first getitem. A backward operator with an
+        # output_mask runs by parts: its node computes the first output
+        # alone, the getitem node the further ones read
         elems = list(out)
-        fwd_op = phase(n) == "fwd"
         getitems = {}
         for u in n.users:
             if u.target is operator.getitem:
                 getitems.setdefault(u.args[1], []).append(u)
+        if phase(n) == "bwd" and mask_index(n.target) is not None and \
+                not any(isinstance(e, torch.Tensor) and storage_of(e)[0] in arg_storage
+                        for e in elems):
+            split_node(n, args, elems, getitems, r_in)
+            return
         size, work, have_first = 0, 0, False
         owners, ereads, seen = [], [], {}
         for k, e in enumerate(elems):
@@ -749,14 +797,13 @@ def analyse(gm, names, values, timing=0, mode=None):
                 work += nb_
                 owners.append("extract:" + getitems[k][0].name)
                 ereads.append({getitems[k][0].name: None})
-        if fwd_op:
-            ks = [k for k, o in enumerate(owners) if (o or "").startswith("extract:")]
-            if ks:
-                gid = min((getitems[k][0] for k in ks), key=lambda u: pos[u.name]).name
-                merged[gid] = (n.name, ks)
-                for k in ks:
-                    owners[k] = "merge:" + gid
-                    ereads[k] = {gid: None}
+        ks = [k for k, o in enumerate(owners) if (o or "").startswith("extract:")]
+        if ks:
+            gid = min((getitems[k][0] for k in ks), key=lambda u: pos[u.name]).name
+            merged[gid] = (n.name, ks)
+            for k in ks:
+                owners[k] = "merge:" + gid
+                ereads[k] = {gid: None}
         elem_owner[n.name] = owners
         elem_reads[n.name] = ereads
         if all(o != n.name and not (o or "").startswith(("extract:", "merge:")) for o in owners):
@@ -767,6 +814,42 @@ def analyse(gm, names, values, timing=0, mode=None):
         d = add_node(n.name, n, opn, size, flops(n.target, args, elems), list(r_in), work)
         if timing:
             d["time"] = best
+        owner[n.name] = n.name
+        reads[n.name] = {n.name: None}
+
+    def split_node(n, args, elems, getitems, r_in):
+        """A backward operator run by parts (its output_mask): the node
+        computes the first output alone when it is read, else every output
+        read; one getitem node (reading the operator's inputs) computes the
+        further ones read. Outputs nothing reads are not computed."""
+        read = [k for k, e in enumerate(elems) if isinstance(e, torch.Tensor) and k in getitems]
+        own = [0] if 0 in read else read
+        further = [k for k in read if k not in own]
+        owners, ereads = [], []
+        for k in range(len(elems)):
+            if k in own:
+                owners.append(n.name)
+                ereads.append({n.name: None})
+            else:
+                owners.append(None)
+                ereads.append({})
+        mask_args, t_own = run_part(n, own) if timing else (with_mask(n, args, {}, own)[0], 0.0)
+        d = add_node(n.name, n, op_name(n.target), sum(storage_of(elems[k])[1] for k in own),
+                     flops(n.target, mask_args, [elems[k] for k in own]), list(r_in))
+        if timing:
+            d["time"] = t_own
+        if further:
+            gid = min((getitems[k][0] for k in further), key=lambda u: pos[u.name]).name
+            merged[gid] = (n.name, further)
+            fargs, t_f = run_part(n, further) if timing else (with_mask(n, args, {}, further)[0],
+                                                                0.0)
+            part[gid] = (flops(n.target, fargs, [elems[k] for k in further]), t_f)
+            for k in further:
+                owners[k] = "merge:" + gid
+                ereads[k] = {gid: None}
+        split[n.name] = (mask_index(n.target), own)
+        elem_owner[n.name] = owners
+        elem_reads[n.name] = ereads
         owner[n.name] = n.name
         reads[n.name] = {n.name: None}
 
@@ -795,17 +878,6 @@ def analyse(gm, names, values, timing=0, mode=None):
                 env.pop(a.name, None)
     if loss_id is None:
         raise Refused("the loss is an alias of another value; cannot place the loss node")
-    # every other reader of a backward operator also reads its getitem
-    # nodes: they are taken before the operator's value is used, so they
-    # live at least as long as it, and the outputs the operator's value
-    # holds are always counted
-    gets = {}
-    for g, (op, _) in extract1.items():
-        gets.setdefault(op, []).append(g)
-    for d in out_nodes:
-        for op in [i for i in d.get("inputs", []) if i in gets]:
-            if d["id"] not in gets[op]:
-                d["inputs"] += [g for g in gets[op] if g not in d["inputs"]]
     j = Joint()
     j.nodes = out_nodes
     j.loss = loss_id
@@ -813,7 +885,7 @@ def analyse(gm, names, values, timing=0, mode=None):
     j.placeholder = placeholder
     j.consts = consts
     j.merged = merged
-    j.extract1 = extract1
+    j.split = split
     grads, outputs = {}, []
     for o, name in zip(outs[1:], names):
         if o is None:

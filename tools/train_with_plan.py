@@ -30,10 +30,9 @@ the eager reference the same), so the measurement does not slow the timing.
 predicted_cost_increase is the plan's cost over the graph's own order run
 once, minus 1 (in the graph's cost unit: FLOP estimates, measured
 microseconds or unit costs). held_peak is what every run of the schedule
-holds (remat_torch.Schedule.held): the simulated peak, unless the plan takes
-a backward operator's further output again from the operator's value, which
-held it all along (graph_gaps lists where), or runs a forward operator again
-for its further outputs alone. Exit status 1 when a loss differs from the
+holds (remat_torch.Schedule.held): the simulated peak, unless the plan runs
+a forward operator again for its further outputs alone (its other outputs
+exist while it runs). Exit status 1 when a loss differs from the
 eager one by more than the float32 tolerance (relative 1e-4) or the measured
 peak is more than 5 % from the held one; 2 on a refused graph or plan.
 """
@@ -157,7 +156,7 @@ def main():
         sys.exit(2)
     data = batches(recipe, shape, example, a.steps, a.data, dev)
     random_ops = step.program.random > 0
-    held_peak, gaps = step.held_peak, step.gaps
+    held_peak = step.held_peak
 
     # the runs take their steps in turn, so that a busy machine slows each alike
     runs = [Run(step, model, a.lr, dev, measure=True)]
@@ -210,7 +209,6 @@ def main():
            "max_loss_rel_diff": worst if not a.no_eager else None,
            "measured_peak": peak, "simulated_peak": sched.peak, "peak_rel_diff": rel,
            "held_peak": held_peak, "held_rel_diff": held_rel,
-           "graph_gaps": [{"getitem": g, "operator": o, "steps": [a, b]} for g, o, a, b in gaps],
            "seconds_per_step": sps, "seconds_per_step_eager": spe,
            "time_increase": (sps / spe - 1) if sps and spe else None,
            "predicted_cost_increase": sched.cost / base_cost - 1 if base_cost else None,
@@ -225,10 +223,7 @@ def main():
         if not a.no_eager else "losses    (no eager reference)")
     print("peak      measured %d vs simulated %d bytes (%+.2f%%)" % (peak, sched.peak, 100 * rel))
     if held_peak != sched.peak:
-        why = ("%d times a backward operator's further output is taken again from the "
-               "operator's value, which held it (first: %s from %s, steps %d-%d)"
-               % ((len(gaps),) + tuple(gaps[0])) if gaps else
-               "a forward operator runs again for its further outputs alone")
+        why = "a forward operator runs again for its further outputs alone"
         print("held      every run of this schedule holds %d bytes at its peak (%+.2f%% over the "
               "graph; measured %+.2f%% of it): %s" % (
                   held_peak, 100.0 * (held_peak - sched.peak) / sched.peak, 100 * held_rel, why))
