@@ -11,6 +11,7 @@
 
 #include "solvers/checkmate/checkmate.h"
 #include "solvers/checkmate/model.h"
+#include "src/base/clock.h"
 #include "src/plan/sim.h"
 
 /* Answers kept; the least recently used goes first. A bound at one budget
@@ -167,7 +168,7 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
 {
     *lb = -1;
     uint64_t gp = graph_print(g);
-    double gb = -1;
+    double gb = -1, t0 = clock_now();
     Err ge;
     err_clear(&ge);
     int grc = graph_bound(g, gp, budget, seconds, p, &gb, &ge);
@@ -191,10 +192,12 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     int rc;
     if (op && lookup(gp, op, budget, seconds, lb, &rc, e))
         return rc;
-    if (seconds <= 0)
-        return err_set(e, ERR_LIMIT, "bound: not computed yet");
-    rc = cover_bound_plan(g, steps, T, budget, grc == ERR_OK ? gb : -1, seconds, p, lb, e);
+    /* the two orders share the seconds given */
+    double left = seconds - (clock_now() - t0);
+    if (seconds <= 0 || left < 0.05)
+        return err_set(e, ERR_LIMIT, seconds <= 0 ? "bound: not computed yet" : "no cover bound within %g s", seconds);
+    rc = cover_bound_plan(g, steps, T, budget, grc == ERR_OK ? gb : -1, left, p, lb, e);
     if (op)
-        store(gp, op, budget, seconds, rc, *lb, e);
+        store(gp, op, budget, left, rc, *lb, e);
     return rc;
 }

@@ -40,11 +40,14 @@ typedef struct Anneal {
     int64_t best_M;
     double best_C;
     long long tried;        /* mutations tried, all runs */
+    double pc[2], pv[2];    /* the objective's cost^0.6 for the last two costs */
     long long since_best;   /* mutations since the best last improved */
 } Anneal;
 
-/* Bind to S's current sequence (snapshotted as the first best). */
-void anneal_init(Anneal *A, const State *S, int64_t budget, int obj, double wall,
+/* Bind to S's current sequence (snapshotted as the first best; from then
+ * on S's journal tracks what changed since the last snapshot, so one
+ * State serves one Anneal at a time). */
+void anneal_init(Anneal *A, State *S, int64_t budget, int obj, double wall,
                  const unsigned char *rule);
 void anneal_done(Anneal *A);
 /* Objective of a peak and cost under A's budget. */

@@ -208,6 +208,7 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
                              stall_of(fs), X->p);
     X->tried += A.tried;
     X->runs++;
+
     /* the search's own best, within the budget, is offered to whoever
      * shows plans while the search runs (progress_offer) */
     if (n >= 0 && best_offer(into, &S, &A, from) && into == &X->best && into->fits)
@@ -310,6 +311,7 @@ static int run_grouped(Search *X, const int *order, int L, double until1, double
     long long len = run_length(fs);
     long long n = anneal_run(&A, &S, &X->rng, len, h0, h1, until1, 1, stall_of(fs), X->p);
     X->tried += A.tried;
+
     int *dec = NULL, dL = 0;
     double h = 0;
     if (n >= 0) {
@@ -391,6 +393,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         use_prev += starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T);
     /* the descent applies when the budget is below the graph order's peak */
     int ladder = full && prm->descent && X.budget < s->base_peak;
+
     /* runs before the reheats, each with its share of what is left (a run
      * that stalls early leaves its time to the next; the descent, made of
      * LADDER_RUNGS * LADDER_WIDTH runs, has LADDER_SHARE shares); a fifth
@@ -626,7 +629,11 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
     for (int i = 0; i < steps && U.n_units > 0; i++) {
         int kind = rng_below(&rng, 3);
         int t1 = S.count ? S.occ[rng_below(&rng, S.count)] : -1;
-        int t2 = rng_below(&rng, S.T);
+        /* half the moves near their slot, where they are often local
+         * (state_move) */
+        int t2 = kind == 2 && t1 >= 0 && rng_below(&rng, 2) ? t1 - 4 + rng_below(&rng, 9) : rng_below(&rng, S.T);
+        if (t2 < 0 || t2 >= S.T)
+            continue;
         if (S.seq[t2] >= 0)
             continue;
         if (kind == 0) {
@@ -638,6 +645,8 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
                 state_remove(&S, t1);
         } else if (t1 >= 0) {
             int u = S.seq[t1];
+            if (state_move(&S, t1, t2))     /* a local move, in place */
+                continue;
             if (!state_can_add(&S, u, t2))
                 continue;
             state_add(&S, u, t2);

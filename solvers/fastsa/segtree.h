@@ -2,21 +2,21 @@
  * slots, the structure that keeps FastSA's memory curve and its peak
  * current in O(log T) per interval change (Imanishi et al. 2023, §2.2.1).
  * Lazy tags are never pushed down: a node holds the max of its subtree plus
- * its own pending add, so the global max is always d[1].
+ * its own pending add, so the global max is always the root's.
  */
 #ifndef REMAT_SEGTREE_H
 #define REMAT_SEGTREE_H
 #include <stdint.h>
 
-/* One tree node: its subtree max including its own tag, and the tag (the
- * pending add). Side by side, so a pull touches one cache line per level. */
-typedef struct SegNode {
-    int64_t d, lz;
-} SegNode;
-
+/* Level k (0: the leaves) holds cnt[k] nodes from d[off[k]], padded to a
+ * multiple of four; node p's children are 4p..4p+3 one level down. d is a
+ * node's subtree max including its own tag, lz the tags of internal nodes
+ * (from off[1]). */
 typedef struct SegTree {
     int n;          /* leaves, a power of two */
-    SegNode *t;     /* 2n nodes, heap order, leaves at n..2n-1 */
+    int levels;
+    int off[24], cnt[24];
+    int64_t *d, *lz;
 } SegTree;
 
 /* All n slots zero; n must be a power of two >= 1. Free with segtree_done. */
@@ -29,7 +29,7 @@ int64_t segtree_max(const SegTree *s, int l, int r);
 /* Max over all slots. O(1). */
 static inline int64_t segtree_top(const SegTree *s)
 {
-    return s->t[1].d;
+    return s->d[s->off[s->levels - 1]];
 }
 
 /* The smoothed variant of appendix C.2: the same range add, but a node

@@ -13,9 +13,16 @@
 
 /* ---- sorted int sets ------------------------------------------------- */
 
-/* index of the first element >= x */
+/* index of the first element >= x: most sets hold a few slots (a value's
+ * productions, its readers), scanned in order; long ones are searched */
 static inline int iset_lower(const ISet *s, int x)
 {
+    if (s->n <= 8) {
+        int i = 0;
+        while (i < s->n && s->a[i] < x)
+            i++;
+        return i;
+    }
     int lo = 0, hi = s->n;
     while (lo < hi) {
         int mid = (lo + hi) >> 1;
@@ -168,6 +175,35 @@ int state_can_remove(const State *S, int t)
     return 1;
 }
 
+/* Note slot t in the journal (state.h). */
+static inline void journal(State *S, int t)
+{
+    if (S->jmark[t] || S->jover)
+        return;
+    if (S->jn == S->jcap) {
+        S->jover = 1;
+        return;
+    }
+    S->jmark[t] = 1;
+    S->jr[S->jn++] = t;
+}
+
+void state_journal_apply(State *S, int *copy)
+{
+    if (S->jover) {
+        memcpy(copy, S->seq, (size_t)S->T * sizeof *copy);
+        memset(S->jmark, 0, (size_t)S->T);
+    } else {
+        for (int i = 0; i < S->jn; i++) {
+            int t = S->jr[i];
+            copy[t] = S->seq[t];
+            S->jmark[t] = 0;
+        }
+    }
+    S->jn = 0;
+    S->jover = 0;
+}
+
 void state_add(State *S, int u, int t)
 {
     const Unit *x = &S->U->u[u];
@@ -193,6 +229,7 @@ void state_add(State *S, int u, int t)
     if (S->lae)
         segtreef_add(&S->sf, t, t, LAE_LIFT);
     S->seq[t] = u;
+    journal(S, t);
     S->cost += x->cost;
     S->occ_at[t] = S->count;
     S->occ[S->count++] = t;
@@ -224,10 +261,105 @@ void state_remove(State *S, int t)
     if (S->lae)
         segtreef_add(&S->sf, t, t, -LAE_LIFT);
     S->seq[t] = -1;
+    journal(S, t);
     S->cost -= x->cost;
     int i = S->occ_at[t], last = S->occ[--S->count];
     S->occ[i] = last;
     S->occ_at[last] = i;
+}
+
+/* A copy held over [l1, r1] is now held over [l2, r2]: add and take away
+ * the difference (two range adds at most when they overlap). */
+static void move_interval(State *S, int l1, int r1, int l2, int r2, int64_t sz)
+{
+    if (r1 < l2 || r2 < l1) {
+        mem_add(S, l1, r1, -sz);
+        mem_add(S, l2, r2, sz);
+        return;
+    }
+    if (l2 < l1)
+        mem_add(S, l2, l1 - 1, sz);
+    else if (l2 > l1)
+        mem_add(S, l1, l2 - 1, -sz);
+    if (r2 > r1)
+        mem_add(S, r1 + 1, r2, sz);
+    else if (r2 < r1)
+        mem_add(S, r2 + 1, r1, -sz);
+}
+
+/* Index of x in s, where x is known to be there. */
+static inline int iset_find(const ISet *s, int x)
+{
+    return iset_lower(s, x);
+}
+
+/* 1 when s has an element strictly between lo and hi other than skip. */
+static inline int iset_any_between(const ISet *s, int lo, int hi, int skip)
+{
+    int i = iset_lower(s, lo + 1);
+    while (i < s->n && s->a[i] < hi) {
+        if (s->a[i] != skip)
+            return 1;
+        i++;
+    }
+    return 0;
+}
+
+int state_move(State *S, int t1, int t2)
+{
+    int u = S->seq[t1];
+    const Unit *x = &S->U->u[u];
+    const int64_t *sz = S->U->vsize;
+    int lo = t1 < t2 ? t1 : t2, hi = t1 < t2 ? t2 : t1;
+    /* local: nothing else happens to the values involved between the two
+     * slots, and the inputs are made before both */
+    for (int k = 0; k < x->n_out; k++) {
+        int v = x->out[k];
+        if (iset_any_between(&S->P[v], lo, hi, t1) || iset_any_between(&S->R[v], lo - 1, hi + 1, -1))
+            return 0;
+    }
+    for (int k = 0; k < x->n_in; k++) {
+        int w = x->in[k];
+        const ISet *P = &S->P[w];
+        if (P->n == 0 || P->a[0] >= lo || iset_any_between(P, lo - 1, hi + 1, -1) ||
+            iset_any_between(&S->R[w], lo, hi, t1))
+            return 0;
+    }
+    /* outputs: the copy made at t1 is made at t2 instead; its end follows
+     * from the same reads (the previous and next copies keep theirs) */
+    for (int k = 0; k < x->n_out; k++) {
+        int v = x->out[k];
+        int e1 = held_end(S, v, t1);
+        ISet *P = &S->P[v];
+        P->a[iset_find(P, t1)] = t2;    /* nothing between: the order holds */
+        move_interval(S, t1, e1, t2, held_end(S, v, t2), sz[v]);
+    }
+    /* inputs: the read moves; the copy's end moves with it when it was its
+     * last read */
+    for (int k = 0; k < x->n_in; k++) {
+        int w = x->in[k];
+        int a = state_prod_before(S, w, lo);
+        int e0 = held_end(S, w, a);
+        ISet *R = &S->R[w];
+        R->a[iset_find(R, t1)] = t2;
+        adjust(S, e0, held_end(S, w, a), sz[w]);
+    }
+    if (x->ws) {
+        mem_add(S, t1, t1, -x->ws);
+        mem_add(S, t2, t2, x->ws);
+    }
+    if (S->lae) {
+        segtreef_add(&S->sf, t1, t1, -LAE_LIFT);
+        segtreef_add(&S->sf, t2, t2, LAE_LIFT);
+    }
+    S->seq[t1] = -1;
+    S->seq[t2] = u;
+    journal(S, t1);
+    journal(S, t2);
+    int i = S->occ_at[t1];
+    S->occ[i] = t2;
+    S->occ_at[t2] = i;
+    return 1;
 }
 
 void state_init(State *S, const Units *U, int T)
@@ -240,6 +372,11 @@ void state_init(State *S, const Units *U, int T)
         S->seq[t] = -1;
     S->occ = xmallocarray((size_t)T, sizeof *S->occ);
     S->occ_at = xmallocarray((size_t)T, sizeof *S->occ_at);
+    /* past T/16 changed slots a whole copy is as quick */
+    S->jcap = T / 16 > 16 ? T / 16 : 16;
+    S->jr = xmallocarray((size_t)S->jcap, sizeof *S->jr);
+    S->jmark = xcalloc((size_t)T, 1);
+    S->jover = 1;   /* no copy is in step yet */
     S->P = xcalloc((size_t)U->g->n + 1, sizeof *S->P);
     S->R = xcalloc((size_t)U->g->n + 1, sizeof *S->R);
     segtree_init(&S->st, T);
@@ -256,6 +393,8 @@ void state_done(State *S)
     free(S->seq);
     free(S->occ);
     free(S->occ_at);
+    free(S->jr);
+    free(S->jmark);
     segtree_done(&S->st);
     if (S->lae)
         segtreef_done(&S->sf);

@@ -59,6 +59,11 @@ typedef struct State {
     double cost;
     int count;          /* non-nop slots */
     int *occ, *occ_at;  /* the occupied slots in any order; slot -> index in occ */
+    /* The slots changed since the last state_journal_reset (a superset:
+     * jover set when more than jcap changed), so a copy of seq kept in
+     * step needs only those slots again (state_journal_apply). */
+    int *jr, jn, jcap, jover;
+    unsigned char *jmark;
     int lae;            /* also keep the smoothed curve (logaddexp=on) */
     double scale;       /* bytes per unit of the smoothed curve */
     SegTreeF sf;
@@ -81,6 +86,14 @@ int state_can_remove(const State *S, int t);
 void state_add(State *S, int u, int t);
 void state_remove(State *S, int t);
 
+/* Move the unit at slot t1 to the nop slot t2 when that is local: no
+ * other production or read of the values it reads or makes lies between
+ * the two slots (nor at them), and its inputs are made before both. Then
+ * the move is valid, its life intervals only shift, and it costs a few
+ * range adds instead of an add and a remove; 1 when done, 0 (nothing
+ * changed) when not local. Moving back is local too. */
+int state_move(State *S, int t1, int t2);
+
 /* Latest production of v strictly before slot t, or -1. */
 int state_prod_before(const State *S, int v, int t);
 /* Peak of the spec's memory curve, resident inputs included. */
@@ -89,6 +102,11 @@ int64_t state_peak(const State *S);
 int64_t state_obj_peak(const State *S);
 /* Memory at one slot (resident inputs included). */
 int64_t state_mem_at(const State *S, int t);
+
+/* Bring copy[0..T), equal to seq at the last reset, up to seq, and reset
+ * the journal: only the slots changed since (all of them after many
+ * changes). */
+void state_journal_apply(State *S, int *copy);
 
 /* Graph-node schedule of a slot sequence (seq[0..S->T), e.g. a snapshot);
  * caller frees. */

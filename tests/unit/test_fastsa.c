@@ -20,8 +20,8 @@ static unsigned rnd(unsigned *s)
 static void test_segtree_vs_array(void **state TU_UNUSED)
 {
     unsigned seed = 7;
-    int sizes[] = {1, 2, 8, 64, 256};
-    for (int si = 0; si < 5; si++) {
+    int sizes[] = {1, 2, 4, 8, 32, 64, 256, 2048};
+    for (int si = 0; si < 8; si++) {
         int n = sizes[si];
         SegTree st;
         segtree_init(&st, n);
