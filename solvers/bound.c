@@ -13,6 +13,7 @@
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
 #include "src/plan/sim.h"
+#include "src/base/xalloc.h"
 
 /* Answers kept; the least recently used goes first. A bound at one budget
  * is a few bytes: this holds every budget a long slider session visits. */
@@ -200,4 +201,125 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     if (op)
         store(gp, op, budget, left, rc, *lb, e);
     return rc;
+}
+
+/* ---- the peak bound ------------------------------------------------------ */
+
+typedef struct {
+    int64_t key, fp, size;  /* key = fp - size: larger first */
+} Made;
+
+static int made_first(const void *a, const void *b)
+{
+    const Made *x = a, *y = b;
+    return x->key < y->key ? 1 : x->key > y->key ? -1 : 0;
+}
+
+/* min over the orders of max_k (sizes made before k + fp_k): the order of
+ * decreasing fp - size is optimal (exchange argument). */
+static int64_t made_last(Made *m, int n)
+{
+    qsort(m, (size_t)n, sizeof *m, made_first);
+    int64_t held = 0, worst = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t x = bytes_add(held, m[i].fp);
+        worst = x > worst ? x : worst;
+        held = bytes_add(held, m[i].size);
+    }
+    return worst;
+}
+
+int64_t bound_min_peak(const Graph *g, int *node)
+{
+    int arg = -1;
+    int64_t best = graph_min_peak(g, &arg) - g->input_bytes;
+    if (g->n == 0) {
+        if (node)
+            *node = arg;
+        return g->input_bytes;
+    }
+    /* the nodes some output needs (graph_min_peak's too) */
+    unsigned char *need = xcalloc((size_t)g->n, 1), *mark = xcalloc((size_t)g->n, 1);
+    int *stack = xmallocarray((size_t)g->n, sizeof *stack), sp = 0;
+    for (int i = 0; i < g->n_outputs; i++)
+        if (!need[g->outputs[i]]) {
+            need[g->outputs[i]] = 1;
+            stack[sp++] = g->outputs[i];
+        }
+    while (sp) {
+        int v = stack[--sp];
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (!need[g->in_idx[k]]) {
+                need[g->in_idx[k]] = 1;
+                stack[sp++] = g->in_idx[k];
+            }
+    }
+    int maxdeg = g->n_outputs;
+    for (int v = 0; v < g->n; v++)
+        if (g->in_off[v + 1] - g->in_off[v] > maxdeg)
+            maxdeg = g->in_off[v + 1] - g->in_off[v];
+    Made *m = xmallocarray((size_t)maxdeg + 1, sizeof *m);
+    /* the footprint of making x, leaving out values marked (counted as
+     * held already) and resident inputs */
+#define FOOTPRINT(x, fp)                                                                   \
+    do {                                                                                   \
+        fp = bytes_add(g->nodes[x].size, g->nodes[x].workspace);                           \
+        for (int j = g->in_off[x]; j < g->in_off[x + 1]; j++) {                            \
+            int w = g->in_idx[j];                                                          \
+            if (g->nodes[w].phase != PHASE_INPUT && !mark[w])                              \
+                fp = bytes_add(fp, g->nodes[w].size);                                      \
+        }                                                                                  \
+    } while (0)
+    for (int v = 0; v < g->n; v++) {
+        if (g->nodes[v].phase == PHASE_INPUT || !need[v])
+            continue;
+        int n = 0;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            mark[g->in_idx[k]] = 1;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int x = g->in_idx[k];
+            if (g->nodes[x].phase == PHASE_INPUT)
+                continue;
+            /* x's own footprint counts x itself once: unmark it */
+            mark[x] = 0;
+            int64_t fp;
+            FOOTPRINT(x, fp);
+            mark[x] = 1;
+            m[n++] = (Made){fp - g->nodes[x].size, fp, g->nodes[x].size};
+        }
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            mark[g->in_idx[k]] = 0;
+        int64_t x = made_last(m, n);
+        if (x > best) {
+            best = x;
+            arg = v;
+        }
+    }
+    /* the outputs, the last made of which finds all others held */
+    for (int i = 0; i < g->n_outputs; i++)
+        mark[g->outputs[i]] = 1;
+    int n = 0;
+    for (int i = 0; i < g->n_outputs; i++) {
+        int o = g->outputs[i];
+        if (g->nodes[o].phase == PHASE_INPUT)
+            continue;
+        mark[o] = 0;
+        int64_t fp;
+        FOOTPRINT(o, fp);
+        mark[o] = 1;
+        m[n++] = (Made){fp - g->nodes[o].size, fp, g->nodes[o].size};
+    }
+#undef FOOTPRINT
+    int64_t x = made_last(m, n);
+    if (x > best) {
+        best = x;
+        arg = -1;
+    }
+    free(m);
+    free(need);
+    free(mark);
+    free(stack);
+    if (node)
+        *node = arg;
+    return bytes_add(g->input_bytes, best);
 }

@@ -498,9 +498,27 @@ int64_t graph_min_peak(const Graph *g, int *node)
 {
     int64_t best = 0, outs = 0;
     int arg = -1;
+    /* only the nodes some output needs must run (a schedule may leave the
+     * others out, so their footprints bound nothing) */
+    unsigned char *needed = xcalloc((size_t)g->n + 1, 1);
+    int *stack = xmallocarray((size_t)g->n + 1, sizeof *stack), sp = 0;
+    for (int i = 0; i < g->n_outputs; i++)
+        if (!needed[g->outputs[i]]) {
+            needed[g->outputs[i]] = 1;
+            stack[sp++] = g->outputs[i];
+        }
+    while (sp) {
+        int v = stack[--sp];
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (!needed[g->in_idx[k]]) {
+                needed[g->in_idx[k]] = 1;
+                stack[sp++] = g->in_idx[k];
+            }
+    }
+    free(stack);
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
-        if (nd->phase == PHASE_INPUT)
+        if (nd->phase == PHASE_INPUT || !needed[v])
             continue;
         int64_t need = nd->size + nd->workspace;
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
@@ -513,6 +531,7 @@ int64_t graph_min_peak(const Graph *g, int *node)
         if (g->is_output[v])
             outs += nd->size;
     }
+    free(needed);
     /* at the last step every output is held at once */
     if (outs > best)
         best = outs;

@@ -147,8 +147,10 @@ void graph_phase_counts(const Graph *g, int counts[PHASE_COUNT]);
 int graph_is_forward_only(const Graph *g);
 
 /* Smallest peak any valid schedule can have: the resident inputs plus, for
- * the most demanding node, its output, its non-input inputs and workspace.
- * A budget below this cannot be met by any solver. Sets *node to that node. */
+ * the most demanding node some output needs (the others may never run),
+ * its output, its non-input inputs and workspace, or all outputs at once.
+ * A budget below this cannot be met by any solver. Sets *node to that node
+ * (-1: none runs). src/plan/bound.h's bound_min_peak is stronger. */
 int64_t graph_min_peak(const Graph *g, int *node);
 
 /* Nodes that run (every node but the inputs). */

@@ -46,6 +46,23 @@ int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *
  * cover's plan comes with it), as if solved with `seconds`. */
 void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double lb);
 
+/* A lower bound on the peak of every valid schedule, at least
+ * graph_min_peak's, stronger where the graph's shape says more:
+ *  - only nodes some output needs must run (a node nothing needs can be
+ *    left out, so its footprint bounds nothing);
+ *  - when a node runs, every input was last made before: the input made
+ *    last was made while the others were held, so the memory then is at
+ *    least those others plus that input's own footprint (its value, its
+ *    inputs that are not the node's, its workspace); the best order of
+ *    the inputs for the schedule (largest footprint less size first)
+ *    gives the bound;
+ *  - an output's last copy is held to the end, so when the output made
+ *    last (of all) is made, every other one is held: the same ordering
+ *    over the outputs.
+ * Resident inputs included. *node (may be NULL) gets the node whose run
+ * gives the bound, or -1 when it is the outputs'. O(E log E). */
+int64_t bound_min_peak(const Graph *g, int *node);
+
 /* Empty the cache (tests). */
 void bound_cache_clear(void);
 
