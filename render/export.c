@@ -153,7 +153,7 @@ static char *dot_text(const Graph *g, const Plan *plan, const Overlay *ov, const
                 }
             /* the box around the group's nodes, its label above them */
             if (pl && x0 <= x1)
-                sb_put(&tail, "    bb=\"%.1f,%.1f,%.1f,%.1f\";\n", x0 - 4, y0 - 4, x1 + 4, y1 + 16);
+                sb_put(&tail, "    bb=\"%.1f,%.1f,%.1f,%.1f\";\n", x0 - 4, y0 - 4, x1 + 4, y1 + 22);
             sb_put(&tail, "  }\n");
         }
     char **extra = xcalloc((size_t)g->n + 1, sizeof *extra);

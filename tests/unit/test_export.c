@@ -19,6 +19,9 @@
 #include "render/graph_cells.h"
 #include "src/base/fileio.h"
 #include "src/graph/graph_io.h"
+#include "src/plan/overlay.h"
+#include "src/plan/plan.h"
+#include "src/plan/sim.h"
 
 static char dir[64];
 static Graph *g;
@@ -148,6 +151,47 @@ static void test_paths_orthogonal(void **state)
     cell_layout_done(&l);
 }
 
+/* A plan and a structure on the layered path: the title, recomputed and
+ * held nodes marked as on the dot path, each group a cluster with its box. */
+static void test_layered_plan_and_groups(void **state)
+{
+    (void)state;
+    Plan p;
+    plan_init(&p);
+    int T;
+    int *ord = sim_baseline_order(g, &T);
+    for (int t = 0; t < T; t++)
+        plan_push(&p, ord[t]);
+    plan_push(&p, ord[T - 1]);  /* the last node again: a rerun */
+    free(ord);
+    Err e;
+    err_clear(&e);
+    assert_int_equal(plan_evaluate(&p, g, &e), ERR_OK);
+    Overlay ov;
+    overlay_init(&ov);
+    int a = overlay_add(&ov, OVERLAY_BLOCK, "first block", -1, 0);
+    int b = overlay_add(&ov, OVERLAY_SEGMENT, "second", -1, 0);
+    for (int v = 0; v < 10; v++)
+        overlay_add_node(&ov, v < 5 ? a : b, v);
+    char path[128];
+    snprintf(path, sizeof path, "%s/plan.svg", dir);
+    assert_int_equal(export_graph(g, &p, &ov, "svg", path, &e), ERR_OK);
+    size_t len;
+    char *svg = file_read_all(path, &len, &e);
+    assert_non_null(svg);
+    assert_int_equal(count(svg, "class=\"cluster\""), 2);
+    assert_non_null(strstr(svg, ">first block<"));
+    assert_non_null(strstr(svg, ">second<"));
+    assert_non_null(strstr(svg, "orange = recomputed"));
+    assert_true(count(svg, "fill=\"orange\"") >= 1);
+    assert_true(count(svg, "stroke=\"red\"") >= 1);
+    assert_int_equal(count(svg, "class=\"node\""), g->n);
+    free(svg);
+    unlink(path);
+    overlay_done(&ov);
+    plan_done(&p);
+}
+
 typedef struct Seen {
     double last;
     int calls;
@@ -252,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_auto_threshold),
         cmocka_unit_test(test_layered_svg_complete),
         cmocka_unit_test(test_paths_orthogonal),
+        cmocka_unit_test(test_layered_plan_and_groups),
         cmocka_unit_test(test_progress),
         cmocka_unit_test(test_cancel_keeps_old),
         cmocka_unit_test(test_full_disk_keeps_old),
