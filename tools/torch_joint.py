@@ -21,10 +21,11 @@ and turns it into remat-graph nodes:
   native_batch_norm_backward, native_layer_norm_backward) is split by its
   mask into two runs: the operator's node computes its first output alone
   (the input's gradient) and one getitem node, reading the operator's
-  inputs, computes the further outputs alone (the weight and bias
-  gradients), each costing its part of the run and allocating only what
-  it owns, so every step of any schedule holds what the graph counts
-  (taking the weight gradient again means computing it again). When the
+  inputs and placed just before the operator in the graph's order,
+  computes the further outputs alone (the weight and bias gradients), each
+  costing its part of the run and allocating only what it owns, so every
+  step of any schedule holds what the graph counts (taking the weight
+  gradient again means computing it again). When the
   first output is not computed (the first layer's input needs no
   gradient), the operator's node owns all its outputs. A backward operator
   with several outputs and no mask is handled as a forward one;
@@ -616,7 +617,6 @@ def analyse(gm, names, values, timing=0, mode=None):
     consts = {}  # fx get_attr name -> attribute
     merged = {}  # remat id -> (fx name of a forward operator, indices of its outputs it holds)
     split = {}  # fx name of a backward operator run by parts -> (mask index, its own outputs)
-    part = {}  # getitem id -> (cost, time) of the run computing a split operator's further outputs
     loss_id = None  # known once the loss node runs; the tangent reads it
     tname = tangents[0].name
     reads[tname] = {}  # the loss, once known
@@ -674,20 +674,20 @@ def analyse(gm, names, values, timing=0, mode=None):
             src, k = n.args
             env[n.name] = env[src.name][k]
             ow = elem_owner[src.name][k]
+            if ow == "merge:" + n.name and n.name in by_id:
+                return  # a split operator's getitem node, made with its operator
             if ow == "merge:" + n.name:
-                # an operator's further outputs, one node: it reads what its
-                # operator reads (not the operator's first output, so
-                # keeping a small saved statistic never means keeping a
+                # a forward operator's further outputs, one node: it reads
+                # what its operator reads (not the operator's first output,
+                # so keeping a small saved statistic never means keeping a
                 # large activation alive) and costs the operator's run,
-                # which is what producing them again takes (a split
-                # operator's: the run computing them alone)
+                # which is what producing them again takes
                 ks = merged[n.name][1]
                 opd = by_id[src.name]
-                cost, tm = part.get(n.name, (opd["cost"], opd.get("time", 0)))
                 d = add_node(n.name, n, "getitem", sum(storage_of(env[src.name][x])[1] for x in ks),
-                             cost, list(opd["inputs"]))
+                             opd["cost"], list(opd["inputs"]))
                 if timing:
-                    d["time"] = tm
+                    d["time"] = opd.get("time", 0)
                 owner[n.name] = n.name
                 reads[n.name] = {n.name: None}
             elif ow and ow.startswith("merge:"):
@@ -821,7 +821,9 @@ def analyse(gm, names, values, timing=0, mode=None):
         """A backward operator run by parts (its output_mask): the node
         computes the first output alone when it is read, else every output
         read; one getitem node (reading the operator's inputs) computes the
-        further ones read. Outputs nothing reads are not computed."""
+        further ones read, and comes first in the graph's order: then the
+        operator's inputs are freed after the operator, as after one run of
+        the whole operator. Outputs nothing reads are not computed."""
         read = [k for k, e in enumerate(elems) if isinstance(e, torch.Tensor) and k in getitems]
         own = [0] if 0 in read else read
         further = [k for k in read if k not in own]
@@ -833,20 +835,25 @@ def analyse(gm, names, values, timing=0, mode=None):
             else:
                 owners.append(None)
                 ereads.append({})
-        mask_args, t_own = run_part(n, own) if timing else (with_mask(n, args, {}, own)[0], 0.0)
-        d = add_node(n.name, n, op_name(n.target), sum(storage_of(elems[k])[1] for k in own),
-                     flops(n.target, mask_args, [elems[k] for k in own]), list(r_in))
-        if timing:
-            d["time"] = t_own
         if further:
             gid = min((getitems[k][0] for k in further), key=lambda u: pos[u.name]).name
             merged[gid] = (n.name, further)
             fargs, t_f = run_part(n, further) if timing else (with_mask(n, args, {}, further)[0],
                                                                 0.0)
-            part[gid] = (flops(n.target, fargs, [elems[k] for k in further]), t_f)
+            d = add_node(gid, n, "getitem", sum(storage_of(elems[k])[1] for k in further),
+                         flops(n.target, fargs, [elems[k] for k in further]), list(r_in))
+            if timing:
+                d["time"] = t_f
+            owner[gid] = gid
+            reads[gid] = {gid: None}
             for k in further:
                 owners[k] = "merge:" + gid
                 ereads[k] = {gid: None}
+        mask_args, t_own = run_part(n, own) if timing else (with_mask(n, args, {}, own)[0], 0.0)
+        d = add_node(n.name, n, op_name(n.target), sum(storage_of(elems[k])[1] for k in own),
+                     flops(n.target, mask_args, [elems[k] for k in own]), list(r_in))
+        if timing:
+            d["time"] = t_own
         split[n.name] = (mask_index(n.target), own)
         elem_owner[n.name] = owners
         elem_reads[n.name] = ereads
