@@ -1,6 +1,7 @@
 # test_replay.sh — CPU replay: the allocator's live bytes equal the simulated
 # memory at every step on every sample (noremat plans and, where a plan fits,
-# greedy at 80 %); the resident set peak is within 5 % of the simulated peak;
+# greedy at 80 %); the resident set peak is within 5 % of the simulated peak
+# (not under AddressSanitizer, whose shadow is resident too);
 # the remat-replay document reads back. CUDA: the separate program exists
 # when nvcc did, and says plainly when there is no device.
 . tests/cli/lib.sh
@@ -26,7 +27,9 @@ assert r["format"] == "remat-replay" and r["version"] == 1
 assert r["measured_peak"] == r["simulated_peak"], (r["measured_peak"], r["simulated_peak"])
 bad = [s for s in r["steps"] if s["measured"] != s["simulated"]]
 assert not bad, bad[:3]
-assert abs(r["rss_peak"] / r["simulated_peak"] - 1) <= 0.05, (r["rss_peak"], r["simulated_peak"])
+# the resident set is the plan's only without AddressSanitizer's shadow
+if "AddressSanitizer" not in r["device"]:
+    assert abs(r["rss_peak"] / r["simulated_peak"] - 1) <= 0.05, (r["rss_peak"], r["simulated_peak"])
 PY
         rm -f "$T/plan.json"
     done
