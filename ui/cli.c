@@ -5,11 +5,13 @@
  * or picks an exit status. */
 #include "ui/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "src/base/fileio.h"
 #include "ui/cli_args.h"
 #include "ui/tui.h"
 
@@ -72,8 +74,21 @@ static int cmd_help(Args *a)
     return EXIT_OK;
 }
 
+/* Ctrl-C or a kill during a write: the temporary file goes, the target
+ * keeps its bytes, and the signal then ends the process as it would have.
+ * (The explorer takes SIGINT and SIGTERM over for its own quit.) */
+static void on_signal(int sig)
+{
+    file_tx_discard_open();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int cli_main(int argc, char **argv)
 {
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
     if (argc < 2) {
         Args a;
         memset(&a, 0, sizeof a);

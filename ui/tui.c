@@ -398,13 +398,27 @@ static void views_free(Tui *t)
 }
 
 /* The session first: its worker holds the tasks the views, the export
- * and the replay started, and calls none of them back once freed. */
-static void teardown(Tui *t)
+ * and the replay started, and calls none of them back once freed. Returns
+ * 0 when a task was left running (see session_free). */
+static int teardown(Tui *t)
 {
-    session_free(t->s);
+    int stopped = session_free(t->s);
     views_free(t);
     export_ui_free(t->exp);
     replay_ui_free(t->rep);
+    return stopped;
+}
+
+/* Quitting while an export renders: Graphviz cannot be stopped half-way,
+ * and exit's destructors (fontconfig's, pango's, X11's) would free what the
+ * render is reading. End here instead: the export's temporary file is
+ * removed (its target keeps what it had) and no destructor runs. */
+static _Noreturn void quit_under_task(int status)
+{
+    file_tx_discard_open();
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
 }
 
 /* A new answer for the want is installed: redraw, and let a refusal (a
@@ -563,6 +577,7 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
     }
     crt_done();
     frame_report(&fs);
-    teardown(&t);
+    if (!teardown(&t))
+        quit_under_task(0);
     return 0;
 }

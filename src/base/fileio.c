@@ -201,8 +201,44 @@ static int tx_sink_close(void *cookie)
     return 0;
 }
 
+/* The temporary files being written, for an exit that cannot wait for
+ * their writers (file_tx_discard_open). A slot holds the tx's own tmp
+ * string; the tx clears its slot before it frees the string. Lock-free, so
+ * the exit path never waits on a writer. */
+#define TX_OPEN_MAX 16
+static _Atomic(char *) tx_open[TX_OPEN_MAX];
+
+static void tx_open_add(char *tmp)
+{
+    for (int i = 0; i < TX_OPEN_MAX; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&tx_open[i], &none, tmp))
+            return;
+    }
+}
+
+static void tx_open_remove(char *tmp)
+{
+    for (int i = 0; i < TX_OPEN_MAX; i++) {
+        char *mine = tmp;
+        if (atomic_compare_exchange_strong(&tx_open[i], &mine, NULL))
+            return;
+    }
+}
+
+void file_tx_discard_open(void)
+{
+    for (int i = 0; i < TX_OPEN_MAX; i++) {
+        char *p = atomic_load(&tx_open[i]);
+        if (p)
+            unlink(p);
+    }
+}
+
 static void tx_free(FileTx *tx)
 {
+    if (tx->tmp)
+        tx_open_remove(tx->tmp);
     free(tx->buf);
     tx->buf = NULL;
     tx->used = 0;
@@ -301,6 +337,7 @@ int file_tx_begin(FileTx *tx, const char *path, Err *e)
         return tx_fail(tx, e, cause, what);
     }
     free(dir);
+    tx_open_add(tx->tmp);
     if (exists) {
         /* the replacement keeps the permissions (and, where permitted, the
          * owner) of the file it replaces; chown first, as it clears set-id bits */

@@ -72,6 +72,11 @@ int file_tx_begin(FileTx *tx, const char *path, Err *e);
 int file_tx_commit(FileTx *tx, Err *e);
 /* Drop everything written; the target keeps its bytes. */
 void file_tx_abort(FileTx *tx);
+/* Remove the temporary file of every tx still open, for a process that is
+ * about to _exit with a writer it cannot wait for (a thread inside a
+ * library): the targets keep their bytes and nothing partial is left.
+ * Async-signal-safe. */
+void file_tx_discard_open(void);
 
 /* Fault injection (SQLite-style), for tests. The spec is "N" (the N-th
  * write(2) of any FileTx, counted from the spec's installation, and every

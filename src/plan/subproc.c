@@ -78,8 +78,12 @@ int subproc_run(int (*fn)(void *ctx, int fd), void *ctx, Progress *p, double sec
     }
     if (pid == 0) {
         close(fds[0]);
-        /* the child must not take the terminal's signals for the parent's */
+        /* the child must not take the terminal's signals for the parent's,
+         * nor run the parent's handlers (which remove its open temporary
+         * files) */
         signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         child_quiet();
         int rc = fn(ctx, fds[1]);
         close(fds[1]);

@@ -548,13 +548,13 @@ Session *session_new(Graph *g, const SolverClass *cls, const SolverOpts *opts, E
     return s;
 }
 
-void session_free(Session *s)
+int session_free(Session *s)
 {
     if (!s)
-        return;
+        return 1;
     /* the worker frees every task never taken (their free functions touch
      * nothing of the session) and the graph */
-    worker_free(s->w, 0.5);
+    int stopped = worker_free(s->w, 0.5);
     for (int i = 0; i < s->n_cache; i++)
         answer_done(&s->cache[i].a);
     free(s->cache);
@@ -574,6 +574,7 @@ void session_free(Session *s)
     free(s->pin);
     free(s->force);
     free(s);
+    return stopped;
 }
 
 /* ---- want ----------------------------------------------------------------- */

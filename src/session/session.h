@@ -120,10 +120,12 @@ const SolverClass *session_default_solver(void);
  * may be NULL). The budget starts at the baseline peak. NULL with e set
  * when the worker cannot start (g is then freed). */
 Session *session_new(Graph *g, const SolverClass *cls, const SolverOpts *opts, Err *e);
-/* Stop the worker and free everything. A task that does not notice its
- * cancel flag within half a second is left running, with the graph it
- * reads, for the exiting process to end. */
-void session_free(Session *s);
+/* Stop the worker and free everything; returns 1. A task that does not
+ * notice its cancel flag within half a second (Graphviz rendering an
+ * export) is left running, with the graph it reads, and 0 is returned: the
+ * process should then end with _exit, since the libraries' destructors
+ * that exit runs would free data under that task. */
+int session_free(Session *s);
 
 /* Change want; clamps the budget to [min_peak, base_peak]. Nothing is
  * solved until session_request. */

@@ -137,7 +137,8 @@ fi
 # ---- kill -9 while a large graph is written -------------------------------
 # Two large graphs; the target holds one of them. A convert paused at its
 # 20th write (the seam's pause:N, about 1.2 MB into the file) is killed: the
-# target is still the old graph. Then converts killed at staggered times:
+# target is still the old graph; by SIGINT, SIGTERM or SIGHUP, the temporary
+# file is removed as well. Then converts killed at staggered times:
 # every time the target is byte-equal to one of the two, never a mix.
 awk 'BEGIN {
     for (k = 0; k < 2; k++) {
@@ -169,6 +170,25 @@ done
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 cmp -s "$T/k/g.json" "$T/k/A.json" || fail "kill -9 mid-write: the target is not the old graph"
 rm -f "$T/k"/.g.json.*
+# Ctrl-C, a kill or a hang-up in the middle of a write: the same, and the
+# temporary file is gone too (kill -9 leaves it; nothing else may)
+for sig in INT TERM HUP; do
+    REMAT_FAULT_WRITE=pause:20 "$REMAT" convert "$T/bigB.json" -o "$T/k/g.json" 2>"$T/err" &
+    pid=$!
+    n=0; tmpf=
+    while [ $n -lt 600 ]; do
+        tmpf=$(ls -A "$T/k" | grep '^\.g\.json\.' | head -1)
+        [ -n "$tmpf" ] && [ "$(wc -c <"$T/k/$tmpf")" -ge $((19 * 65536)) ] && break
+        sleep 0.1; n=$((n + 1))
+    done
+    [ -n "$tmpf" ] || fail "SIG$sig: no temporary file appeared while writing"
+    kill -s $sig $pid 2>/dev/null; wait $pid 2>/dev/null
+    rc=$?
+    [ $rc -gt 128 ] || fail "SIG$sig mid-write: the process ended with $rc, not by the signal"
+    cmp -s "$T/k/g.json" "$T/k/A.json" || fail "SIG$sig mid-write: the target is not the old graph"
+    [ -z "$(ls -A "$T/k" | grep '^\.g\.json\.')" ] || fail "SIG$sig mid-write: the temporary file was left"
+    rm -f "$T/k"/.g.json.*
+done
 i=0
 while [ $i -lt 12 ]; do
     src=$([ $((i % 2)) = 0 ] && echo B || echo A)
