@@ -127,7 +127,13 @@ static int replay_torch(const Args *a)
         return status;
     Err e;
     err_clear(&e);
-    char tool[4200], msg[4400], tmp[] = "/tmp/remat-replay-XXXXXX";
+    char tool[4200], msg[4400], tmp[4096];
+    if (file_tmp_template(tmp, sizeof tmp, "remat-replay-")) {
+        fprintf(stderr, "remat: replay: TMPDIR is too long\n");
+        graph_free(g);
+        plan_done(&p);
+        return EXIT_FAIL;
+    }
     const char *outp = a->out;
     if (!g->recipe || a->train || a->scale || a->fit) {
         fprintf(stderr, "remat: replay: %s\n",
@@ -210,7 +216,11 @@ int cmd_replay(Args *a)
     err_clear(&e);
     int status = EXIT_OK;
     if (!strcmp(backend, "cuda")) {
-        char tmp[] = "/tmp/remat-replay-XXXXXX";
+        char tmp[4096];
+        if (file_tmp_template(tmp, sizeof tmp, "remat-replay-")) {
+            fprintf(stderr, "remat: replay: TMPDIR is too long\n");
+            return EXIT_FAIL;
+        }
         const char *outp = a->out;
         if (!outp) {
             int fd = mkstemp(tmp);

@@ -29,7 +29,7 @@ typedef struct ReplayTask {
     /* the program to run (none: the CPU replay) and its files */
     char cuda[4096];
     char torch[4200];
-    char graph[128], planf[128], out[128], log[128];
+    char graph[300], planf[300], out[300], log[300];
 } ReplayTask;
 
 struct ReplayUi {
@@ -45,7 +45,7 @@ struct ReplayUi {
      * tools/replay_torch.py; either reads files in a private directory */
     char cuda[4096];
     char torch[4200];
-    char dir[64];
+    char dir[256];   /* $TMPDIR/remat-tui-XXXXXX, or /tmp/... */
 };
 
 /* A replay program failed: its reason is the last line it wrote on its
@@ -150,7 +150,9 @@ static int make_dir(ReplayUi *u, char *msg, size_t n)
 {
     if (u->dir[0])
         return 0;
-    snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
+    /* a $TMPDIR too long for dir: /tmp */
+    if (file_tmp_template(u->dir, sizeof u->dir, "remat-tui-"))
+        snprintf(u->dir, sizeof u->dir, "/tmp/remat-tui-XXXXXX");
     if (!mkdtemp(u->dir)) {
         snprintf(msg, n, "replay: cannot create a temporary directory");
         u->dir[0] = '\0';
@@ -182,7 +184,7 @@ static void remove_dir(ReplayUi *u)
     if (!u->dir[0])
         return;
     static const char *const names[] = {"graph.json", "plan.json", "measured.json", "log"};
-    char p[128];
+    char p[300];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", u->dir, names[i]);
         unlink(p);

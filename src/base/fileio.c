@@ -449,6 +449,15 @@ int file_tx_commit(FileTx *tx, Err *e)
     return ERR_OK;
 }
 
+int file_tmp_template(char *buf, size_t n, const char *stem)
+{
+    const char *d = getenv("TMPDIR");
+    if (!d || d[0] != '/')
+        d = "/tmp";
+    int k = snprintf(buf, n, "%s%s%sXXXXXX", d, d[strlen(d) - 1] == '/' ? "" : "/", stem);
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
 int file_write_all(const char *path, const char *data, size_t len, Err *e)
 {
     FileTx tx;

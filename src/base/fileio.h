@@ -78,6 +78,10 @@ void file_tx_abort(FileTx *tx);
  * Async-signal-safe. */
 void file_tx_discard_open(void);
 
+/* "DIR/STEMXXXXXX" for mkstemp/mkdtemp, DIR being $TMPDIR when it is an
+ * absolute path, else /tmp; 0, or -1 when it does not fit in n. */
+int file_tmp_template(char *buf, size_t n, const char *stem);
+
 /* Fault injection (SQLite-style), for tests. The spec is "N" (the N-th
  * write(2) of any FileTx, counted from the spec's installation, and every
  * later one, fail with ENOSPC: a disk that fills up), "pause:N" (the

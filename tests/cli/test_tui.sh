@@ -196,15 +196,16 @@ quit "replay: q"
 # --backend cuda: r runs remat-cuda where the build has it (its answer, or
 # its reason when there is no device); otherwise the option is refused
 if [ -x "$(dirname "$REMAT")/remat-cuda" ]; then
+    # its temporary directory goes under $TMPDIR: one of this test's own
+    mkdir -p "$T/tmpd"
+    export TMPDIR="$T/tmpd"
     start samples/chain32.json -s greedy -b 20 --backend cuda
     check 'chain32-train \| greedy \| budget 20 B .*final' "cuda replay: plan"
     keys r
     check 'replay \(cuda, .*measured peak .* vs simulated 20 B|replay failed: remat-cuda failed: .+' "cuda replay: answer"
     quit "cuda replay: q"
-    ls -d /tmp/remat-tui-* 2>/dev/null | while read -r d; do
-        [ -d "$d" ] && [ -O "$d" ] && [ "$(find "$d" -newer "$T/chain.json" | head -1)" ] &&
-            echo "FAIL: cuda replay left $d behind"
-    done | grep -q FAIL && fails=$((fails+1))
+    unset TMPDIR
+    [ -z "$(ls -A "$T/tmpd")" ] || fail "cuda replay left $(ls -A "$T/tmpd") behind"
 else
     REMAT_NO_DISPLAY=1 run "$REMAT" tui samples/chain32.json --backend cuda
     expect_rc 1 "cuda replay: refused without remat-cuda"
