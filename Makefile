@@ -90,12 +90,14 @@ run: deps
 
 # The README's test command: packages, build, every test, then the same
 # tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the
-# threaded ones under ThreadSanitizer.
+# threaded ones under ThreadSanitizer. Builds use every core (NPROC), and
+# tests/run_all.sh runs that many tests at a time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory check
-	@$(MAKE) --no-print-directory O_SAN=1 check
-	@$(MAKE) --no-print-directory tsan-check
+	@$(MAKE) --no-print-directory -j$(NPROC) check
+	@$(MAKE) --no-print-directory -j$(NPROC) O_SAN=1 check
+	@$(MAKE) --no-print-directory -j$(NPROC) tsan-check
 
 # The tests that run threads (the session's worker, the explorer's logic,
 # exports beside loads) and the explorer's key storm, under
