@@ -203,10 +203,13 @@ static int tx_sink_close(void *cookie)
 
 /* The temporary files being written, for an exit that cannot wait for
  * their writers (file_tx_discard_open). A slot holds the tx's own tmp
- * string; the tx clears its slot before it frees the string. Lock-free, so
- * the exit path never waits on a writer. */
+ * string. The discard claims each slot (swaps it for NULL) before it reads
+ * the name; a tx whose slot was claimed never frees the name, and parks,
+ * since the process is about to end. Lock-free, so the exit path never
+ * waits on a writer. */
 #define TX_OPEN_MAX 16
 static _Atomic(char *) tx_open[TX_OPEN_MAX];
+static atomic_int tx_discarding;
 
 static void tx_open_add(char *tmp)
 {
@@ -224,12 +227,18 @@ static void tx_open_remove(char *tmp)
         if (atomic_compare_exchange_strong(&tx_open[i], &mine, NULL))
             return;
     }
+    /* not found: never added (all slots taken), or claimed by the discard,
+     * which may be reading the name now */
+    if (atomic_load(&tx_discarding))
+        for (;;)
+            pause();
 }
 
 void file_tx_discard_open(void)
 {
+    atomic_store(&tx_discarding, 1);
     for (int i = 0; i < TX_OPEN_MAX; i++) {
-        char *p = atomic_load(&tx_open[i]);
+        char *p = atomic_exchange(&tx_open[i], NULL);
         if (p)
             unlink(p);
     }

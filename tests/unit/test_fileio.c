@@ -258,6 +258,40 @@ static void test_fork_writes_nothing(void **state)
     assert_bytes(at("f.svg"), "pending bytes\nmore\n");
 }
 
+/* The exit path of a process that cannot wait for its writers (a signal,
+ * the explorer quitting during a render): every open tx's temporary file
+ * goes, the targets keep their bytes, a tx committed before is untouched.
+ * In a child, since a process that discarded parks any tx that ends later. */
+static void test_discard_open(void **state)
+{
+    (void)state;
+    Err e;
+    err_clear(&e);
+    char names[512];
+    assert_int_equal(file_write_all(at("old.json"), "old", 3, &e), ERR_OK);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FileTx a, b;
+        if (file_tx_begin(&a, at("old.json"), &e) || file_tx_begin(&b, at("new.json"), &e))
+            _exit(2);
+        fputs("half of a new graph", a.f);
+        fputs("half of another", b.f);
+        if (file_write_all(at("done.json"), "done", 4, &e))
+            _exit(3);
+        file_tx_discard_open();
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_bytes(at("old.json"), "old");
+    assert_bytes(at("done.json"), "done");
+    assert_int_equal(entries(names, sizeof names), 2);  /* no new.json, no temporary */
+}
+
 static void test_refused_targets(void **state)
 {
     (void)state;
@@ -317,6 +351,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fault_from_environment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_abort_and_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_writes_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_discard_open, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_targets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_written_through, setup, teardown),
