@@ -157,22 +157,10 @@ mkdir -p "$T/k"
 "$REMAT" convert "$T/bigB.json" -o "$T/k/B.json" || fail "kill: convert B"
 cmp -s "$T/k/A.json" "$T/k/B.json" && fail "kill: the two graphs are the same"
 cp "$T/k/A.json" "$T/k/g.json"
-REMAT_FAULT_WRITE=pause:20 "$REMAT" convert "$T/bigB.json" -o "$T/k/g.json" 2>"$T/err" &
-pid=$!
-# wait (a limit that only catches a hang) for the paused temporary file
-n=0
-while [ $n -lt 600 ]; do
-    tmpf=$(ls -A "$T/k" | grep '^\.g\.json\.' | head -1)
-    [ -n "$tmpf" ] && [ "$(wc -c <"$T/k/$tmpf")" -ge $((19 * 65536)) ] && break
-    sleep 0.1; n=$((n + 1))
-done
-[ -n "$tmpf" ] || fail "kill: no temporary file appeared while writing"
-kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
-cmp -s "$T/k/g.json" "$T/k/A.json" || fail "kill -9 mid-write: the target is not the old graph"
-rm -f "$T/k"/.g.json.*
-# Ctrl-C, a kill or a hang-up in the middle of a write: the same, and the
-# temporary file is gone too (kill -9 leaves it; nothing else may)
-for sig in INT TERM HUP; do
+# start_paused: a convert of bigB over g.json, paused at its 20th write;
+# waits (a limit that only catches a hang) for its temporary file to hold
+# the 19 writes before; pid and tmpf (empty when none appeared) are set
+start_paused() {
     REMAT_FAULT_WRITE=pause:20 "$REMAT" convert "$T/bigB.json" -o "$T/k/g.json" 2>"$T/err" &
     pid=$!
     n=0; tmpf=
@@ -181,6 +169,16 @@ for sig in INT TERM HUP; do
         [ -n "$tmpf" ] && [ "$(wc -c <"$T/k/$tmpf")" -ge $((19 * 65536)) ] && break
         sleep 0.1; n=$((n + 1))
     done
+}
+start_paused
+[ -n "$tmpf" ] || fail "kill: no temporary file appeared while writing"
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+cmp -s "$T/k/g.json" "$T/k/A.json" || fail "kill -9 mid-write: the target is not the old graph"
+rm -f "$T/k"/.g.json.*
+# Ctrl-C, a kill or a hang-up in the middle of a write: the same, and the
+# temporary file is gone too (kill -9 leaves it; nothing else may)
+for sig in INT TERM HUP; do
+    start_paused
     [ -n "$tmpf" ] || fail "SIG$sig: no temporary file appeared while writing"
     kill -s $sig $pid 2>/dev/null; wait $pid 2>/dev/null
     rc=$?
