@@ -68,6 +68,33 @@ double anneal_objective(const Anneal *A, int64_t M, double C)
     return m * c;
 }
 
+/* The highest peak whose objective at cost C stays below fmax, or -1 when
+ * none does: anneal_objective inverted in M (it rises with M). Rounding
+ * can put it a byte off the exact inverse; the state's own objective is
+ * still computed from the real peak once a mutation is made. */
+static int64_t peak_within(const Anneal *A, double fmax, double C)
+{
+    double B = (double)A->budget, c = C + A->ceps, r;
+    if (fmax >= HUGE_VAL)
+        return INT64_MAX / 4;
+    if (A->obj == OBJ_ELU) {
+        double m = fmax / (B * cost_pow(A, c));
+        if (m >= 1)
+            r = A->wall == 1 ? m : pow(m, 1 / A->wall);
+        else if (100.0 * (m - 1.0) > -1.0)
+            r = 1.0 + log1p(100.0 * (m - 1.0)) / 100.0;
+        else
+            return -1;
+    } else {
+        double q = fmax / c;
+        if (q < B)
+            return -1;
+        r = q / B;
+    }
+    double M = floor(r * B);
+    return M >= (double)(INT64_MAX / 4) ? INT64_MAX / 4 : (int64_t)M;
+}
+
 /* Keep S as the best: only the slots changed since the last snapshot are
  * copied (a whole copy of the sequence per improvement had been a sixth
  * of a run's time on an 8K-node graph). */
@@ -144,6 +171,27 @@ static inline int judge(Anneal *A, State *S, Rng *rng, double temp, double u)
             snapshot(A, S, 1, M);
     }
     return 1;
+}
+
+/* The highest peak a mutation to cost C may leave to be accepted at
+ * temperature temp: the uniform draw made first, the test f < f0 - temp *
+ * log(u) turned into a test on the peak (peak_within), so the mutation is
+ * judged before it is made (state_delta_fits) and a rejected one costs no
+ * make and undo. The same acceptance as judge's: exp(-d / temp) > u. */
+static inline int64_t accept_limit(const Anneal *A, Rng *rng, double temp, double C)
+{
+    double u = rng_unit(rng);
+    return peak_within(A, u > 0 ? A->f - temp * log(u) : HUGE_VAL, C);
+}
+
+/* A mutation judged by accept_limit was made: the objective from its
+ * real peak, and the best when it fits and is cheaper. */
+static inline void accepted(Anneal *A, State *S)
+{
+    int64_t M = state_peak(S);
+    A->f = anneal_objective(A, M, S->cost);
+    if ((!A->best_fits || S->cost < A->best_C) && M <= A->budget)
+        snapshot(A, S, 1, M);
 }
 
 /* Before a mutation that changes the cost by dc and can lower the memory
@@ -372,6 +420,18 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
                 dc += U->u[cu[i]].cost;
                 drop += add_drop(U, &U->u[cu[i]]);
             }
+            if (nc == 1 && !S->lae) {
+                /* judged before it is made: most adds are rejected */
+                int64_t lim = accept_limit(A, rng, tk, S->cost + dc);
+                if (lim < state_peak(S) - drop)
+                    continue;
+                state_add_delta(S, u, t, &S->scratch);
+                if (!state_delta_fits(S, &S->scratch, lim))
+                    continue;
+                state_add_with(S, u, t, &S->scratch);
+                accepted(A, S);
+                continue;
+            }
             if (!pre_judge(A, S, rng, tk, dc, drop, &pu))
                 continue;
             for (int i = 0; i < nc; i++)
@@ -387,6 +447,17 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
             if (rule_of(A, S, u) == NODE_FORCE && S->P[U->u[u].out[0]].n <= 2)
                 continue;
             double pu;
+            if (!S->lae) {
+                int64_t lim = accept_limit(A, rng, tk, S->cost - U->u[u].cost);
+                if (lim < state_peak(S) - remove_drop(U, &U->u[u]))
+                    continue;
+                state_remove_delta(S, t, &S->scratch);
+                if (!state_delta_fits(S, &S->scratch, lim))
+                    continue;
+                state_remove_with(S, t, &S->scratch);
+                accepted(A, S);
+                continue;
+            }
             if (!pre_judge(A, S, rng, tk, -U->u[u].cost, remove_drop(U, &U->u[u]), &pu))
                 continue;
             state_remove(S, t);

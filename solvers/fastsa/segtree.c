@@ -76,7 +76,7 @@ static inline void pull(SegTree *s, int k, int p)
     s->d[i] = (a > b ? a : b) + *tag_of(s, i);
 }
 
-void segtree_add(SegTree *s, int l, int r, int64_t v)
+void segtree_add_tags(SegTree *s, int l, int r, int64_t v)
 {
     int lo = l, hi = r + 1;
     /* the canonical cover of [l, r]: at each level the nodes up to the
@@ -90,6 +90,34 @@ void segtree_add(SegTree *s, int l, int r, int64_t v)
         lo >>= 2;
         hi >>= 2;
     }
+}
+
+void segtree_pull(SegTree *s, int *ps, int n)
+{
+    for (int i = 1; i < n; i++) {
+        int x = ps[i], j = i;
+        for (; j > 0 && ps[j - 1] > x; j--)
+            ps[j] = ps[j - 1];
+        ps[j] = x;
+    }
+    /* level by level, each ancestor once: sorted leaves stay sorted when
+     * shifted, so equal parents are neighbours */
+    for (int k = 1; k < s->levels; k++) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            int p = ps[i] >> 2;
+            if (m == 0 || ps[m - 1] != p) {
+                ps[m++] = p;
+                pull(s, k, p);
+            }
+        }
+        n = m;
+    }
+}
+
+void segtree_add(SegTree *s, int l, int r, int64_t v)
+{
+    segtree_add_tags(s, l, r, v);
     /* the ancestors of l and r (stopping where the maximum stops changing
      * saved nothing: FastSA's intervals are long and reach the root) */
     int a = l, b = r;
@@ -120,6 +148,34 @@ static int64_t query(const SegTree *s, int k, int p, int l, int r)
         best = x > best ? x : best;
     }
     return best + *tag_of(s, i);
+}
+
+/* segtree_exceeds within node p of level k; acc: the tags of its
+ * ancestors. */
+static int exceeds(const SegTree *s, int k, int p, int l, int r, int64_t acc, int64_t x)
+{
+    int i = s->off[k] + p;
+    if (s->d[i] + acc <= x)
+        return 0;
+    int64_t lo = (int64_t)p << (2 * k), hi = ((int64_t)(p + 1) << (2 * k)) - 1;
+    if (l <= lo && hi <= r)
+        return 1;
+    int64_t span = (int64_t)1 << (2 * (k - 1));
+    acc += *tag_of(s, i);
+    for (int c = 0; c < 4; c++) {
+        int q = 4 * p + c;
+        int64_t cl = q * span, cr = cl + span - 1;
+        if (q >= s->cnt[k - 1] || cr < l || cl > r)
+            continue;
+        if (exceeds(s, k - 1, q, l, r, acc, x))
+            return 1;
+    }
+    return 0;
+}
+
+int segtree_exceeds(const SegTree *s, int l, int r, int64_t x)
+{
+    return exceeds(s, s->levels - 1, 0, l, r, 0, x);
 }
 
 int64_t segtree_max(const SegTree *s, int l, int r)

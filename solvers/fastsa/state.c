@@ -105,27 +105,49 @@ void units_done(Units *U)
  * adds nothing to the soft peak (appendix C.2); placing a unit lifts it. */
 #define LAE_LIFT 1e6
 
+/* The range adds of one add, remove or move tag the tree at once and
+ * pull the ancestors of their ends together when it is done (flush): its
+ * ranges share ends and neighbourhoods (a move's are all near its two
+ * slots), so most of the ancestors are pulled once instead of once per
+ * range. */
+static inline void flush(State *S)
+{
+    segtree_pull(&S->st, S->dirty, S->nd);
+    S->nd = 0;
+}
+
 static inline void mem_add(State *S, int l, int r, int64_t v)
 {
-    segtree_add(&S->st, l, r, v);
+    if (S->nd + 2 > DIRTY_MAX)
+        flush(S);
+    segtree_add_tags(&S->st, l, r, v);
+    S->dirty[S->nd++] = l;
+    S->dirty[S->nd++] = r;
     if (S->lae)
         segtreef_add(&S->sf, l, r, (double)v / S->scale);
 }
 
-/* Last slot the copy of v produced at p is held (spec §3). */
-static inline int held_end(const State *S, int v, int p)
+/* Last slot the copy of v produced at p is held (spec §3) when v's next
+ * production is at `next` (S->T: none). */
+static inline int end_before(const State *S, int v, int p, int next)
 {
-    const ISet *P = &S->P[v], *R = &S->R[v];
-    int i = iset_lower(P, p + 1);
-    int next = i < P->n ? P->a[i] : S->T;
     /* an output's last copy is held to the end even when read after it
      * (a joint graph's parameter gradients are): the reads do not end it */
     if (next == S->T && S->U->is_out[v])
         return S->T - 1;
+    const ISet *R = &S->R[v];
     int j = iset_lower(R, next) - 1;
     if (j >= 0 && R->a[j] > p)
         return R->a[j];
     return p;
+}
+
+/* Last slot the copy of v produced at p is held. */
+static inline int held_end(const State *S, int v, int p)
+{
+    const ISet *P = &S->P[v];
+    int i = iset_lower(P, p + 1);
+    return end_before(S, v, p, i < P->n ? P->a[i] : S->T);
 }
 
 int state_prod_before(const State *S, int v, int t)
@@ -204,28 +226,133 @@ void state_journal_apply(State *S, int *copy)
     S->jover = 0;
 }
 
-void state_add(State *S, int u, int t)
+/* ---- what an add or a remove changes ----------------------------------
+ * Both are computed from the sets as they are, before anything changes,
+ * so a mutation can be judged without being made (state_delta_fits) and,
+ * when made, is made from the same list: one account of the intervals. */
+
+static inline void delta_push(Delta *d, int l, int r, int64_t v)
+{
+    if (l > r || !v)
+        return;
+    d->l[d->n] = l;
+    d->r[d->n] = r;
+    d->v[d->n] = v;
+    d->n++;
+}
+
+void state_add_delta(const State *S, int u, int t, Delta *d)
 {
     const Unit *x = &S->U->u[u];
     const int64_t *sz = S->U->vsize;
+    d->n = 0;
     for (int k = 0; k < x->n_out; k++) {
+        /* the copy before t now ends by t; the new one holds to the reads
+         * before the next production */
         int v = x->out[k];
-        int a = state_prod_before(S, v, t), e0 = a >= 0 ? held_end(S, v, a) : 0;
-        iset_insert(&S->P[v], t);
+        const ISet *P = &S->P[v];
+        int i = iset_lower(P, t);
+        int a = i > 0 ? P->a[i - 1] : -1, next = i < P->n ? P->a[i] : S->T;
         if (a >= 0)
-            adjust(S, e0, held_end(S, v, a), sz[v]);
-        mem_add(S, t, held_end(S, v, t), sz[v]);
+            delta_push(d, end_before(S, v, a, t) + 1, end_before(S, v, a, next), -sz[v]);
+        delta_push(d, t, end_before(S, v, t, next), sz[v]);
     }
     for (int k = 0; k < x->n_in; k++) {
         /* a read at t inside a's interval can only stretch it to t */
-        int v = x->in[k];
-        int a = state_prod_before(S, v, t), e0 = held_end(S, v, a);
-        iset_insert(&S->R[v], t);
-        if (t > e0)
-            mem_add(S, e0 + 1, t, sz[v]);
+        int w = x->in[k];
+        const ISet *P = &S->P[w];
+        int i = iset_lower(P, t);
+        int e0 = end_before(S, w, P->a[i - 1], i < P->n ? P->a[i] : S->T);
+        delta_push(d, e0 + 1, t, sz[w]);
     }
-    if (x->ws)
-        mem_add(S, t, t, x->ws);
+    delta_push(d, t, t, x->ws);
+}
+
+void state_remove_delta(const State *S, int t, Delta *d)
+{
+    const Unit *x = &S->U->u[S->seq[t]];
+    const int64_t *sz = S->U->vsize;
+    d->n = 0;
+    for (int k = 0; k < x->n_in; k++) {
+        /* dropping the read at t shortens a's interval only if it ended
+         * there, back to the read before (or a itself) */
+        int w = x->in[k];
+        const ISet *P = &S->P[w], *R = &S->R[w];
+        int i = iset_lower(P, t);
+        int a = P->a[i - 1], next = i < P->n ? P->a[i] : S->T;
+        if (end_before(S, w, a, next) != t || (next == S->T && S->U->is_out[w]))
+            continue;
+        int j = iset_lower(R, t) - 1;
+        int e1 = j >= 0 && R->a[j] > a ? R->a[j] : a;
+        delta_push(d, e1 + 1, t, -sz[w]);
+    }
+    for (int k = 0; k < x->n_out; k++) {
+        /* the copy at t goes; the one before holds until the next */
+        int v = x->out[k];
+        const ISet *P = &S->P[v];
+        int i = iset_lower(P, t);
+        int a = i > 0 ? P->a[i - 1] : -1, next = i + 1 < P->n ? P->a[i + 1] : S->T;
+        delta_push(d, t, end_before(S, v, t, next), -sz[v]);
+        if (a >= 0)
+            delta_push(d, end_before(S, v, a, t) + 1, end_before(S, v, a, next), sz[v]);
+    }
+    delta_push(d, t, t, -x->ws);
+}
+
+int state_delta_fits(const State *S, const Delta *d, int64_t limit)
+{
+    int64_t lim = limit - S->U->g->input_bytes;
+    if (lim < 0)
+        return 0;
+    /* the slots where the change is constant: the delta's end points cut
+     * the curve into pieces; a piece with a net rise can overtake the
+     * limit, and when the curve is over it now every piece must fall
+     * below it, those the change does not touch included */
+    int *pts = d->pts, np = 0;
+    for (int i = 0; i < d->n; i++) {
+        pts[np++] = d->l[i];
+        pts[np++] = d->r[i] + 1;
+    }
+    for (int i = 1; i < np; i++) {
+        int x = pts[i], j = i;
+        for (; j > 0 && pts[j - 1] > x; j--)
+            pts[j] = pts[j - 1];
+        pts[j] = x;
+    }
+    int all = segtree_top(&S->st) > lim;
+    if (all && ((np && pts[0] > 0 && segtree_exceeds(&S->st, 0, pts[0] - 1, lim)) ||
+                (np && pts[np - 1] < S->T && segtree_exceeds(&S->st, pts[np - 1], S->T - 1, lim)) ||
+                (!np && segtree_exceeds(&S->st, 0, S->T - 1, lim))))
+        return 0;
+    for (int i = 0; i + 1 < np; i++) {
+        int l = pts[i], r = pts[i + 1] - 1;
+        if (l > r)
+            continue;
+        int64_t s = 0;
+        for (int k = 0; k < d->n; k++)
+            if (d->l[k] <= l && d->r[k] >= r)
+                s += d->v[k];
+        if ((s > 0 || all) && segtree_exceeds(&S->st, l, r, lim - s))
+            return 0;
+    }
+    return 1;
+}
+
+static void delta_apply(State *S, const Delta *d)
+{
+    for (int i = 0; i < d->n; i++)
+        mem_add(S, d->l[i], d->r[i], d->v[i]);
+    flush(S);
+}
+
+void state_add_with(State *S, int u, int t, const Delta *d)
+{
+    const Unit *x = &S->U->u[u];
+    delta_apply(S, d);
+    for (int k = 0; k < x->n_out; k++)
+        iset_insert(&S->P[x->out[k]], t);
+    for (int k = 0; k < x->n_in; k++)
+        iset_insert(&S->R[x->in[k]], t);
     if (S->lae)
         segtreef_add(&S->sf, t, t, LAE_LIFT);
     S->seq[t] = u;
@@ -235,29 +362,21 @@ void state_add(State *S, int u, int t)
     S->occ[S->count++] = t;
 }
 
-void state_remove(State *S, int t)
+void state_add(State *S, int u, int t)
+{
+    state_add_delta(S, u, t, &S->scratch);
+    state_add_with(S, u, t, &S->scratch);
+}
+
+void state_remove_with(State *S, int t, const Delta *d)
 {
     int u = S->seq[t];
     const Unit *x = &S->U->u[u];
-    const int64_t *sz = S->U->vsize;
-    for (int k = 0; k < x->n_in; k++) {
-        /* dropping the read at t changes a's interval only if it ended there */
-        int v = x->in[k];
-        int a = state_prod_before(S, v, t), e0 = held_end(S, v, a);
-        iset_erase(&S->R[v], t);
-        if (e0 == t)
-            adjust(S, e0, held_end(S, v, a), sz[v]);
-    }
-    for (int k = 0; k < x->n_out; k++) {
-        int v = x->out[k];
-        int a = state_prod_before(S, v, t), e0 = a >= 0 ? held_end(S, v, a) : 0;
-        mem_add(S, t, held_end(S, v, t), -sz[v]);
-        iset_erase(&S->P[v], t);
-        if (a >= 0)
-            adjust(S, e0, held_end(S, v, a), sz[v]);
-    }
-    if (x->ws)
-        mem_add(S, t, t, -x->ws);
+    delta_apply(S, d);
+    for (int k = 0; k < x->n_in; k++)
+        iset_erase(&S->R[x->in[k]], t);
+    for (int k = 0; k < x->n_out; k++)
+        iset_erase(&S->P[x->out[k]], t);
     if (S->lae)
         segtreef_add(&S->sf, t, t, -LAE_LIFT);
     S->seq[t] = -1;
@@ -266,6 +385,12 @@ void state_remove(State *S, int t)
     int i = S->occ_at[t], last = S->occ[--S->count];
     S->occ[i] = last;
     S->occ_at[last] = i;
+}
+
+void state_remove(State *S, int t)
+{
+    state_remove_delta(S, t, &S->scratch);
+    state_remove_with(S, t, &S->scratch);
 }
 
 /* A copy held over [l1, r1] is now held over [l2, r2]: add and take away
@@ -352,6 +477,7 @@ int state_move(State *S, int t1, int t2)
         segtreef_add(&S->sf, t1, t1, -LAE_LIFT);
         segtreef_add(&S->sf, t2, t2, LAE_LIFT);
     }
+    flush(S);
     S->seq[t1] = -1;
     S->seq[t2] = u;
     journal(S, t1);
@@ -380,6 +506,15 @@ void state_init(State *S, const Units *U, int T)
     S->P = xcalloc((size_t)U->g->n + 1, sizeof *S->P);
     S->R = xcalloc((size_t)U->g->n + 1, sizeof *S->R);
     segtree_init(&S->st, T);
+    int cap = 1;
+    for (int u = 0; u < U->n_units; u++) {
+        int c = 2 * U->u[u].n_out + U->u[u].n_in + 1;
+        cap = c > cap ? c : cap;
+    }
+    S->scratch.l = xmallocarray((size_t)cap, sizeof *S->scratch.l);
+    S->scratch.r = xmallocarray((size_t)cap, sizeof *S->scratch.r);
+    S->scratch.v = xmallocarray((size_t)cap, sizeof *S->scratch.v);
+    S->scratch.pts = xmallocarray((size_t)cap * 2, sizeof *S->scratch.pts);
 }
 
 void state_done(State *S)
@@ -396,6 +531,10 @@ void state_done(State *S)
     free(S->jr);
     free(S->jmark);
     segtree_done(&S->st);
+    free(S->scratch.l);
+    free(S->scratch.r);
+    free(S->scratch.v);
+    free(S->scratch.pts);
     if (S->lae)
         segtreef_done(&S->sf);
 }

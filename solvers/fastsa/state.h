@@ -50,6 +50,15 @@ void units_grouped(Units *U, const Graph *g, const int *order, int L, int cap,
                    const unsigned char *keep, int **seq, int *L2);
 void units_done(Units *U);
 
+/* The range adds on the memory curve that one add or remove makes:
+ * [l[i], r[i]] += v[i]. */
+typedef struct Delta {
+    int n;
+    int *l, *r;
+    int64_t *v;
+    int *pts;           /* room for state_delta_fits */
+} Delta;
+
 typedef struct State {
     const Units *U;
     int T;
@@ -67,6 +76,11 @@ typedef struct State {
     int lae;            /* also keep the smoothed curve (logaddexp=on) */
     double scale;       /* bytes per unit of the smoothed curve */
     SegTreeF sf;
+    Delta scratch;      /* room for one unit's delta (any unit's) */
+    /* ends of the range adds whose ancestors are not pulled yet (state.c:
+     * flush); empty between mutations */
+#define DIRTY_MAX 32
+    int dirty[DIRTY_MAX], nd;
 } State;
 
 void state_init(State *S, const Units *U, int T);
@@ -85,6 +99,18 @@ int state_can_add(const State *S, int u, int t);
 int state_can_remove(const State *S, int t);
 void state_add(State *S, int u, int t);
 void state_remove(State *S, int t);
+
+/* What state_add(S, u, t) / state_remove(S, t) would change in the
+ * memory curve, without changing anything; *d is S->scratch or as large.
+ * The _with forms make the mutation from its delta, computed on the state
+ * as it is (nothing changed in between). */
+void state_add_delta(const State *S, int u, int t, Delta *d);
+void state_remove_delta(const State *S, int t, Delta *d);
+void state_add_with(State *S, int u, int t, const Delta *d);
+void state_remove_with(State *S, int t, const Delta *d);
+/* 1 when the peak (resident inputs included) with d applied would be at
+ * most `limit`: the mutation judged without being made. */
+int state_delta_fits(const State *S, const Delta *d, int64_t limit);
 
 /* Move the unit at slot t1 to the nop slot t2 when that is local: no
  * other production or read of the values it reads or makes lies between

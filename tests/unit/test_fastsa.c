@@ -9,6 +9,8 @@
 #include "solvers/fastsa/fastsa.h"
 #include "src/graph/graph_io.h"
 #include "solvers/fastsa/segtree.h"
+#include "solvers/fastsa/state.h"
+#include "solvers/fastsa/anneal.h"
 #include "src/graph/transform.h"
 
 static unsigned rnd(unsigned *s)
@@ -43,6 +45,9 @@ static void test_segtree_vs_array(void **state TU_UNUSED)
                 for (int i = l; i <= r; i++)
                     m = a[i] > m ? a[i] : m;
                 assert_int_equal(segtree_max(&st, l, r), m);
+                /* the pruned query at, just under and just over the max */
+                for (int64_t dx = -1; dx <= 1; dx++)
+                    assert_int_equal(segtree_exceeds(&st, l, r, m + dx), m > m + dx);
             }
             int64_t top = INT64_MIN;
             for (int i = 0; i < n; i++)
@@ -159,6 +164,98 @@ static void test_incremental_peak_matches_sim(void **state TU_UNUSED)
     }
     assert_int_equal(walks, 320);
     assert_true(recomputing > 80); /* the walks really did recompute */
+}
+
+/* state_delta_fits judges an add or a remove without making it: on random
+ * states of random graphs, at limits around the peak before and after,
+ * it answers exactly what making the mutation and reading the peak
+ * answers; the deltas made (state_add/remove go through them) keep the
+ * curve equal to a plain re-simulation (test_incremental_peak_matches_sim). */
+static void test_delta_judges_as_made(void **state TU_UNUSED)
+{
+    unsigned seed = 23;
+    long long judged = 0, fits = 0, misses = 0;
+    for (int gi = 0; gi < 60; gi++) {
+        Graph *g = gi < 30 ? random_training(&seed, 3 + (int)(rnd(&seed) % 14))
+                           : random_forward(&seed, 3 + (int)(rnd(&seed) % 14), 1);
+        Units U;
+        units_plain(&U, g);
+        int L;
+        int *order = sim_baseline_order(g, &L);
+        for (int i = 0; i < L; i++)
+            order[i] = U.unit_of[order[i]];
+        State S;
+        state_init(&S, &U, state_slots_for(L, 1 + gi % 4));
+        state_load(&S, order, L);
+        free(order);
+        Rng rng = {(uint64_t)gi + 1};
+        for (int step = 0; step < 400; step++) {
+            int add = rng_below(&rng, 2), t, u = -1;
+            if (add) {
+                t = rng_below(&rng, S.T);
+                u = rng_below(&rng, U.n_units);
+                if (S.seq[t] >= 0 || !state_can_add(&S, u, t))
+                    continue;
+                state_add_delta(&S, u, t, &S.scratch);
+            } else {
+                if (!S.count)
+                    continue;
+                t = S.occ[rng_below(&rng, S.count)];
+                if (!state_can_remove(&S, t))
+                    continue;
+                u = S.seq[t];
+                state_remove_delta(&S, t, &S.scratch);
+            }
+            int64_t before = state_peak(&S);
+            Delta d = S.scratch;
+            int n = d.n;
+            int lims_fit[6];
+            int64_t lims[3] = {before - 1, before, before + 1};
+            for (int k = 0; k < 3; k++)
+                lims_fit[k] = state_delta_fits(&S, &d, lims[k]);
+            /* make it (from the delta, as the annealing does) */
+            if (add)
+                state_add_with(&S, u, t, &d);
+            else
+                state_remove_with(&S, t, &d);
+            assert_int_equal(d.n, n);
+            int64_t after = state_peak(&S);
+            for (int k = 0; k < 3; k++) {
+                assert_int_equal(lims_fit[k], after <= lims[k]);
+                fits += lims_fit[k];
+                judged++;
+            }
+            /* undo, then judge at the new peak's limits from the old state */
+            if (add)
+                state_remove(&S, t);
+            else
+                state_add(&S, u, t);
+            assert_int_equal(state_peak(&S), before);
+            if (add)
+                state_add_delta(&S, u, t, &S.scratch);
+            else
+                state_remove_delta(&S, t, &S.scratch);
+            for (int64_t dx = -1; dx <= 1; dx++) {
+                int f = state_delta_fits(&S, &S.scratch, after + dx);
+                assert_int_equal(f, dx >= 0);
+                misses += !f;
+                judged++;
+            }
+            /* keep the mutation half the time, so states drift */
+            if (rng_below(&rng, 2)) {
+                if (add)
+                    state_add(&S, u, t);
+                else
+                    state_remove(&S, t);
+                assert_int_equal(state_peak(&S), after);
+            }
+        }
+        state_done(&S);
+        units_done(&U);
+        graph_free(g);
+    }
+    assert_true(judged > 20000);
+    assert_true(fits > 1000 && misses > 1000);  /* both answers were tested */
 }
 
 static const char *const OPTS[] = {"iters=200000", "time_limit=60", "seed=3", NULL};
@@ -523,6 +620,7 @@ static void test_bad_options(void **state TU_UNUSED)
 
 TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_segtreef_vs_array)
+        TU_TEST(test_delta_judges_as_made)
         TU_TEST(test_incremental_peak_matches_sim)
         TU_TEST(test_chain32_budgets)
         TU_TEST(test_never_worse_than_its_starts)
