@@ -76,13 +76,14 @@ static inline void pull(SegTree *s, int k, int p)
     s->d[i] = (a > b ? a : b) + *tag_of(s, i);
 }
 
-void segtree_add_tags(SegTree *s, int l, int r, int64_t v)
+int segtree_add_tags(SegTree *s, int l, int r, int64_t v)
 {
-    int lo = l, hi = r + 1;
+    int lo = l, hi = r + 1, top = 0;
     /* the canonical cover of [l, r]: at each level the nodes up to the
      * next multiple of four from each end, then the aligned middle one
      * level up; every tagged node is a child of an ancestor of l or r */
     for (int k = 0; lo < hi; k++) {
+        top = k;
         while (lo < hi && (lo & 3))
             tag(s, k, lo++, v);
         while (lo < hi && (hi & 3))
@@ -90,9 +91,10 @@ void segtree_add_tags(SegTree *s, int l, int r, int64_t v)
         lo >>= 2;
         hi >>= 2;
     }
+    return top;
 }
 
-void segtree_pull(SegTree *s, int *ps, int n)
+void segtree_pull(SegTree *s, int *ps, int n, int top)
 {
     for (int i = 1; i < n; i++) {
         int x = ps[i], j = i;
@@ -101,15 +103,21 @@ void segtree_pull(SegTree *s, int *ps, int n)
         ps[j] = x;
     }
     /* level by level, each ancestor once: sorted leaves stay sorted when
-     * shifted, so equal parents are neighbours */
-    for (int k = 1; k < s->levels; k++) {
-        int m = 0;
+     * shifted, so equal parents are neighbours. Up to the level above the
+     * highest tag every ancestor has a tagged child; above it only those
+     * whose child on the path changed need pulling, and a move's short
+     * ranges seldom change the max of a large subtree, so most paths end
+     * a few levels up. */
+    for (int k = 1; k < s->levels && n; k++) {
+        int m = 0, must = k <= top + 1;
         for (int i = 0; i < n; i++) {
             int p = ps[i] >> 2;
-            if (m == 0 || ps[m - 1] != p) {
+            if (m && ps[m - 1] == p)
+                continue;
+            int64_t *d = &s->d[s->off[k] + p], old = *d;
+            pull(s, k, p);
+            if (must || *d != old)
                 ps[m++] = p;
-                pull(s, k, p);
-            }
         }
         n = m;
     }
@@ -117,7 +125,7 @@ void segtree_pull(SegTree *s, int *ps, int n)
 
 void segtree_add(SegTree *s, int l, int r, int64_t v)
 {
-    segtree_add_tags(s, l, r, v);
+    (void)segtree_add_tags(s, l, r, v);
     /* the ancestors of l and r (stopping where the maximum stops changing
      * saved nothing: FastSA's intervals are long and reach the root) */
     int a = l, b = r;

@@ -25,11 +25,13 @@ void segtree_done(SegTree *s);
 /* Add v to every slot in [l, r] (inclusive, 0 <= l <= r < n). */
 void segtree_add(SegTree *s, int l, int r, int64_t v);
 /* The two halves of segtree_add, for several adds that share ancestors
- * (one mutation's): tag the cover of [l, r] only, then pull the ancestors
- * of the leaves ps[0..n) (each added range's l and r), each once. The
- * tree must not be read in between. ps is reordered. */
-void segtree_add_tags(SegTree *s, int l, int r, int64_t v);
-void segtree_pull(SegTree *s, int *ps, int n);
+ * (one mutation's): tag the cover of [l, r] only (returns the level of
+ * its highest tag), then pull the ancestors of the leaves ps[0..n) (each
+ * added range's l and r) whose subtrees changed, each once; top: the
+ * highest level add_tags returned. The tree must not be read in between.
+ * ps is overwritten. */
+int segtree_add_tags(SegTree *s, int l, int r, int64_t v);
+void segtree_pull(SegTree *s, int *ps, int n, int top);
 /* Max over slots [l, r] (inclusive). O(log n). */
 int64_t segtree_max(const SegTree *s, int l, int r);
 /* 1 when some slot in [l, r] is above x: the max query that stops at the

@@ -50,13 +50,18 @@ void units_grouped(Units *U, const Graph *g, const int *order, int L, int cap,
                    const unsigned char *keep, int **seq, int *L2);
 void units_done(Units *U);
 
-/* The range adds on the memory curve that one add or remove makes:
- * [l[i], r[i]] += v[i]. */
+/* The change one add or remove makes to the memory curve: [l[i], r[i]]
+ * += v[i], disjoint pieces in slot order, none zero. */
+typedef struct DeltaEvent {
+    int pos;
+    int64_t v;
+} DeltaEvent;
+
 typedef struct Delta {
     int n;
     int *l, *r;
     int64_t *v;
-    int *pts;           /* room for state_delta_fits */
+    DeltaEvent *ev;     /* room to compute the pieces */
 } Delta;
 
 typedef struct State {
@@ -80,7 +85,7 @@ typedef struct State {
     /* ends of the range adds whose ancestors are not pulled yet (state.c:
      * flush); empty between mutations */
 #define DIRTY_MAX 32
-    int dirty[DIRTY_MAX], nd;
+    int dirty[DIRTY_MAX], nd, dtop;
 } State;
 
 void state_init(State *S, const Units *U, int T);
