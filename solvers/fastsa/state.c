@@ -233,7 +233,7 @@ void state_journal_apply(State *S, int *copy)
  * so a mutation can be judged without being made (state_delta_fits) and,
  * when made, is made from the same list: one account of the intervals. */
 
-static void delta_pieces(Delta *d);
+static void delta_pieces(Delta *d, int T);
 
 static inline void delta_push(Delta *d, int l, int r, int64_t v)
 {
@@ -270,7 +270,7 @@ void state_add_delta(const State *S, int u, int t, Delta *d)
         delta_push(d, e0 + 1, t, sz[w]);
     }
     delta_push(d, t, t, x->ws);
-    delta_pieces(d);
+    delta_pieces(d, S->T);
 }
 
 void state_remove_delta(const State *S, int t, Delta *d)
@@ -302,7 +302,7 @@ void state_remove_delta(const State *S, int t, Delta *d)
             delta_push(d, end_before(S, v, a, t) + 1, end_before(S, v, a, next), sz[v]);
     }
     delta_push(d, t, t, -x->ws);
-    delta_pieces(d);
+    delta_pieces(d, S->T);
 }
 
 /* Make d's ranges disjoint pieces of constant nonzero change, in slot
@@ -310,13 +310,46 @@ void state_remove_delta(const State *S, int t, Delta *d)
  * shortened one before it often end at the same read, and then the two
  * ranges are one (what the recomputation frees before t), so the tree
  * takes fewer range adds and state_delta_fits fewer queries. */
-static int event_cmp(const void *a, const void *b)
+/* Sort ev[0..n) by position: insertion for the few ends of an ordinary
+ * unit, else two passes of a radix sort through tmp (a unit that reads
+ * hundreds of values, such as a loss over every output, has that many
+ * ranges; qsort had been a tenth of a run's instructions for it alone). */
+static void events_sort(DeltaEvent *ev, DeltaEvent *tmp, int n, int T)
 {
-    int x = ((const DeltaEvent *)a)->pos, y = ((const DeltaEvent *)b)->pos;
-    return (x > y) - (x < y);
+    if (n <= 32) {
+        for (int i = 1; i < n; i++) {
+            DeltaEvent x = ev[i];
+            int j = i;
+            for (; j > 0 && ev[j - 1].pos > x.pos; j--)
+                ev[j] = ev[j - 1];
+            ev[j] = x;
+        }
+        return;
+    }
+    /* positions are at most T: two digits of half its bits each */
+    int bits = 1;
+    while ((1 << bits) <= T)
+        bits++;
+    int lo = (bits + 1) / 2, mask = (1 << lo) - 1;
+    int *cnt = xcalloc((size_t)1 << lo, sizeof *cnt);
+    for (int pass = 0; pass < 2; pass++) {
+        int sh = pass * lo;
+        memset(cnt, 0, ((size_t)1 << lo) * sizeof *cnt);
+        for (int i = 0; i < n; i++)
+            cnt[(ev[i].pos >> sh) & mask]++;
+        for (int b = 0, sum = 0; b <= mask; b++) {
+            int c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (int i = 0; i < n; i++)
+            tmp[cnt[(ev[i].pos >> sh) & mask]++] = ev[i];
+        memcpy(ev, tmp, (size_t)n * sizeof *ev);
+    }
+    free(cnt);
 }
 
-static void delta_pieces(Delta *d)
+static void delta_pieces(Delta *d, int T)
 {
     if (d->n <= 1)
         return;
@@ -327,18 +360,7 @@ static void delta_pieces(Delta *d)
         ev[ne++] = (DeltaEvent){d->l[i], d->v[i]};
         ev[ne++] = (DeltaEvent){d->r[i] + 1, -d->v[i]};
     }
-    if (ne > 32) {
-        /* a unit of many values (a loss that reads hundreds) */
-        qsort(ev, (size_t)ne, sizeof *ev, event_cmp);
-    } else {
-        for (int i = 1; i < ne; i++) {
-            DeltaEvent x = ev[i];
-            int j = i;
-            for (; j > 0 && ev[j - 1].pos > x.pos; j--)
-                ev[j] = ev[j - 1];
-            ev[j] = x;
-        }
-    }
+    events_sort(ev, ev + ne, ne, T);
     int m = 0;
     int64_t cur = 0;
     for (int i = 0; i < ne;) {
@@ -568,7 +590,7 @@ void state_init(State *S, const Units *U, int T)
     d->l = xmallocarray((size_t)cap * 2, sizeof *d->l);
     d->r = xmallocarray((size_t)cap * 2, sizeof *d->r);
     d->v = xmallocarray((size_t)cap * 2, sizeof *d->v);
-    d->ev = xmallocarray((size_t)cap * 2, sizeof *d->ev);
+    d->ev = xmallocarray((size_t)cap * 4, sizeof *d->ev);     /* and the sort's room */
 }
 
 void state_done(State *S)
