@@ -420,15 +420,22 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
                 dc += U->u[cu[i]].cost;
                 drop += add_drop(U, &U->u[cu[i]]);
             }
-            if (nc == 1 && !S->lae) {
-                /* judged before it is made: most adds are rejected */
+            if (!S->lae) {
+                /* judged before it is made: most adds are rejected. A
+                 * chain's first members are made and its last judged
+                 * before it is, so a rejected chain undoes one fewer */
                 int64_t lim = accept_limit(A, rng, tk, S->cost + dc);
                 if (lim < state_peak(S) - drop)
                     continue;
-                state_add_delta(S, u, t, &S->scratch);
-                if (!state_delta_fits(S, &S->scratch, lim))
+                for (int i = 0; i + 1 < nc; i++)
+                    state_add(S, cu[i], ct[i]);
+                state_add_delta(S, cu[nc - 1], ct[nc - 1], &S->scratch);
+                if (!state_delta_fits(S, &S->scratch, lim)) {
+                    for (int i = nc - 2; i >= 0; i--)
+                        state_remove(S, ct[i]);
                     continue;
-                state_add_with(S, u, t, &S->scratch);
+                }
+                state_add_with(S, cu[nc - 1], ct[nc - 1], &S->scratch);
                 accepted(A, S);
                 continue;
             }
@@ -493,6 +500,18 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
             state_add(S, u, t2);
             if (!state_can_remove(S, t1)) {
                 state_remove(S, t2);
+                continue;
+            }
+            if (!S->lae) {
+                /* made half way: the remove judged before it is made */
+                int64_t lim = accept_limit(A, rng, tk, S->cost - U->u[u].cost);
+                state_remove_delta(S, t1, &S->scratch);
+                if (!state_delta_fits(S, &S->scratch, lim)) {
+                    state_remove(S, t2);
+                    continue;
+                }
+                state_remove_with(S, t1, &S->scratch);
+                accepted(A, S);
                 continue;
             }
             state_remove(S, t1);
