@@ -23,15 +23,17 @@ static inline int iset_lower(const ISet *s, int x)
             i++;
         return i;
     }
-    int lo = 0, hi = s->n;
-    while (lo < hi) {
-        int mid = (lo + hi) >> 1;
-        if (s->a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* without a branch on the comparison (a conditional move): the
+     * long sets are the slots reading a value many steps read, and a
+     * mispredicted branch per level had been most of the search */
+    const int *b = s->a;
+    int len = s->n;
+    while (len > 1) {
+        int half = len >> 1;
+        b = b[half - 1] < x ? b + half : b;
+        len -= half;
     }
-    return lo;
+    return (int)(b - s->a) + (*b < x);
 }
 
 static void iset_insert(ISet *s, int x)
