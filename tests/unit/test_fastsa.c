@@ -35,11 +35,27 @@ static void test_segtree_vs_array(void **state TU_UNUSED)
                 l = r;
                 r = x;
             }
-            if (rnd(&seed) % 2) {
+            if (rnd(&seed) % 3 == 0) {
                 int64_t v = (int64_t)(rnd(&seed) % 2001) - 1000;
                 segtree_add(&st, l, r, v);
                 for (int i = l; i <= r; i++)
                     a[i] += v;
+            } else if (rnd(&seed) % 2) {
+                /* a batch of adds whose ends are pulled once, as one
+                 * mutation's are */
+                int ends[8], ne = 0, top = 0, nb = 1 + (int)(rnd(&seed) % 4);
+                for (int b = 0; b < nb; b++) {
+                    int bl = b ? (int)(rnd(&seed) % (unsigned)n) : l;
+                    int br = b ? bl + (int)(rnd(&seed) % (unsigned)(n - bl)) : r;
+                    int64_t v = (int64_t)(rnd(&seed) % 2001) - 1000;
+                    int k = segtree_add_tags(&st, bl, br, v);
+                    top = k > top ? k : top;
+                    ends[ne++] = bl;
+                    ends[ne++] = br;
+                    for (int i = bl; i <= br; i++)
+                        a[i] += v;
+                }
+                segtree_pull(&st, ends, ne, top);
             } else {
                 int64_t m = INT64_MIN;
                 for (int i = l; i <= r; i++)
