@@ -154,22 +154,29 @@ void anneal_restore_best(const Anneal *A, State *S)
             state_add(S, A->best_seq[t], t);
 }
 
-/* Accept or undo: returns 1 to keep the mutation. A fitting plan cheaper
- * than the best is snapshotted at once (those are rare and are the answer);
- * other bests are caught by the periodic check. u: the uniform draw made
- * before the mutation (pre_judge), or -1 to draw one here when needed. */
-static inline int judge(Anneal *A, State *S, Rng *rng, double temp, double u)
+/* A mutation was kept and the state's objective is now f. A fitting plan
+ * cheaper than the best is snapshotted at once (those are rare and are the
+ * answer); other bests are caught by the periodic check. */
+static inline void take(Anneal *A, State *S, double f)
 {
-    double f = anneal_objective(A, state_obj_peak(S), S->cost);
-    double d = f - A->f;
-    if (d > 0 && !((u >= 0 ? u : rng_unit(rng)) < exp(-d / temp)))
-        return 0;
     A->f = f;
     if (!A->best_fits || S->cost < A->best_C) {
         int64_t M = state_peak(S);
         if (M <= A->budget)
             snapshot(A, S, 1, M);
     }
+}
+
+/* Accept or undo: returns 1 to keep the mutation. u: the uniform draw
+ * made before the mutation (pre_judge), or -1 to draw one here when
+ * needed. */
+static inline int judge(Anneal *A, State *S, Rng *rng, double temp, double u)
+{
+    double f = anneal_objective(A, state_obj_peak(S), S->cost);
+    double d = f - A->f;
+    if (d > 0 && !((u >= 0 ? u : rng_unit(rng)) < exp(-d / temp)))
+        return 0;
+    take(A, S, f);
     return 1;
 }
 
@@ -184,14 +191,11 @@ static inline int64_t accept_limit(const Anneal *A, Rng *rng, double temp, doubl
     return peak_within(A, u > 0 ? A->f - temp * log(u) : HUGE_VAL, C);
 }
 
-/* A mutation judged by accept_limit was made: the objective from its
- * real peak, and the best when it fits and is cheaper. */
+/* A mutation judged by accept_limit was made: its objective from the real
+ * peak (take). */
 static inline void accepted(Anneal *A, State *S)
 {
-    int64_t M = state_peak(S);
-    A->f = anneal_objective(A, M, S->cost);
-    if ((!A->best_fits || S->cost < A->best_C) && M <= A->budget)
-        snapshot(A, S, 1, M);
+    take(A, S, anneal_objective(A, state_peak(S), S->cost));
 }
 
 /* Before a mutation that changes the cost by dc and can lower the memory

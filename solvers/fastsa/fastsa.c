@@ -625,14 +625,8 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
 {
     Units U;
     units_plain(&U, g);
-    int L;
-    int *order = sim_baseline_order(g, &L);
-    for (int i = 0; i < L; i++)
-        order[i] = U.unit_of[order[i]];
     State S;
-    state_init(&S, &U, state_slots_for(L, slack));
-    state_load(&S, order, L);
-    free(order);
+    state_init_baseline(&S, &U, slack);
     Rng rng = {seed};
     for (int i = 0; i < steps && U.n_units > 0; i++) {
         int kind = rng_below(&rng, 3);

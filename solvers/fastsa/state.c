@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/base/xalloc.h"
+#include "src/plan/sim.h"
 
 /* ---- sorted int sets ------------------------------------------------- */
 
@@ -628,6 +629,17 @@ void state_load(State *S, const int *units, int L)
 {
     for (int i = 0; i < L; i++)
         state_add(S, units[i], (int)(((int64_t)i * S->T) / L));
+}
+
+void state_init_baseline(State *S, const Units *U, int slack)
+{
+    int L;
+    int *order = sim_baseline_order(U->g, &L);
+    for (int i = 0; i < L; i++)
+        order[i] = U->unit_of[order[i]];
+    state_init(S, U, state_slots_for(L, slack));
+    state_load(S, order, L);
+    free(order);
 }
 
 int state_slots_for(int L, int slack)

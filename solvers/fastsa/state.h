@@ -94,6 +94,9 @@ void state_done(State *S);
 void state_smooth(State *S, double scale);
 /* Lay units[0..L) evenly over the slots. The order must be valid. */
 void state_load(State *S, const int *units, int L);
+/* state_init and state_load with the graph's own order of plain units
+ * (units_plain), slack slots per step. */
+void state_init_baseline(State *S, const Units *U, int slack);
 /* Smallest power of two >= L * slack. */
 int state_slots_for(int L, int slack);
 

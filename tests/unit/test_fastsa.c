@@ -196,14 +196,8 @@ static void test_delta_judges_as_made(void **state TU_UNUSED)
                            : random_forward(&seed, 3 + (int)(rnd(&seed) % 14), 1);
         Units U;
         units_plain(&U, g);
-        int L;
-        int *order = sim_baseline_order(g, &L);
-        for (int i = 0; i < L; i++)
-            order[i] = U.unit_of[order[i]];
         State S;
-        state_init(&S, &U, state_slots_for(L, 1 + gi % 4));
-        state_load(&S, order, L);
-        free(order);
+        state_init_baseline(&S, &U, 1 + gi % 4);
         Rng rng = {(uint64_t)gi + 1};
         for (int step = 0; step < 400; step++) {
             int add = rng_below(&rng, 2), t, u = -1;
