@@ -1,8 +1,10 @@
 /* bench_fastsa.c — FastSA throughput and plans: mutations tried per second
- * on ~5K- and ~8K-node generated training graphs, then plans for a ~8K-node graph
- * at 25 % and 50 % of its baseline peak with their solve times. Figures
- * only, no pass/fail. */
+ * on ~5K- and ~8K-node generated training graphs and on an 8.3K-node
+ * LLaMA-shaped joint graph (the size of the FastSA paper's LLaMA-7B, 8,330
+ * nodes), then plans for a ~8K-node graph at 25 % and 50 % of its
+ * baseline peak with their solve times. Figures only, no pass/fail. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/base/clock.h"
@@ -10,6 +12,7 @@
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "tests/bench/gen.h"
+#include "tests/bench/load.h"
 
 static Solver *make(const Graph *g, const char *const *opts)
 {
@@ -40,12 +43,11 @@ static double timed_plan(Solver *s, int64_t budget, Plan *p, int *rc)
     return clock_now() - t0;
 }
 
-/* Mutations per second of one search on gen_training("random", half, 7)
- * at pct % of its baseline peak (0: the smallest peak, which no run
- * reaches, so every run lasts its iterations). */
-static void throughput(int half, const char *grouping, int pct)
+/* Mutations per second of one search on g at pct % of its baseline peak
+ * (0: the smallest peak, which no run reaches, so every run lasts its
+ * iterations); label names the graph. */
+static void throughput_on(const Graph *g, const char *label, const char *grouping, int pct)
 {
-    Graph *g = gen_training("random", half, 7);
     int64_t base;
     double bcost;
     sim_baseline(g, &base, &bcost);
@@ -62,12 +64,57 @@ static void throughput(int half, const char *grouping, int pct)
     long long n = fastsa_last_tried(s);
     char at[32];
     snprintf(at, sizeof at, pct ? "%d %% budget" : "smallest-peak budget", pct);
-    printf("throughput (%s, %s): %d nodes, %lld mutations in %.2f s = %.2f M mutations/s "
+    printf("throughput (%s%s, %s): %d nodes, %lld mutations in %.2f s = %.2f M mutations/s "
            "(status %s, peak %.1f%% of baseline)\n",
-           grouping, at, g->n, n, dt, (double)n / dt / 1e6, rc ? "over budget" : "ok",
+           label, grouping, at, g->n, n, dt, (double)n / dt / 1e6, rc ? "over budget" : "ok",
            100.0 * (double)p.peak / (double)base);
     plan_done(&p);
     solver_free(s);
+}
+
+/* The same on gen_training("random", half, 7). */
+static void throughput(int half, const char *grouping, int pct)
+{
+    Graph *g = gen_training("random", half, 7);
+    throughput_on(g, "", grouping, pct);
+    graph_free(g);
+}
+
+/* The same on a real model's joint graph of the paper's LLaMA-7B size:
+ * tools/models.py's llama_7b shape with 62 layers in place of 32 (8,344
+ * nodes at batch 8 x 2048 tokens), exported once into BUILD/paper-models
+ * (Debian's python3 with torch; about 40 s), with unit costs (the
+ * paper's setting) and with FLOP costs. */
+static void throughput_llama(const char *argv0)
+{
+    char dir[1024], path[1200], cmd[8192];
+    bench_cache_dir(argv0, "paper-models", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/llama_8k.json", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        fclose(f);
+    } else {
+        const char *py = getenv("PYTHON") ? getenv("PYTHON") : "/usr/bin/python3";
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p '%s' && nice -n 10 %s tools/export_torch.py llama_7b --batch 8 --model-arg layers=62 "
+                 "--trace fake --cost flop -o '%s.part' >'%s.log' 2>&1 && mv '%s.part' '%s'",
+                 dir, py, path, path, path, path);
+        if (system(cmd) != 0) {
+            printf("throughput (LLaMA-shaped graph): not measured, the export failed (see %s.log)\n", path);
+            return;
+        }
+    }
+    int64_t bp;
+    double bc;
+    Graph *g = bench_load(path, "llama_8k", &bp, &bc);
+    if (!g)
+        return;
+    Graph *u = bench_unit_costs(g);
+    throughput_on(u, "LLaMA-shaped, 62 layers, unit costs, ", "grouping=off", 0);
+    throughput_on(u, "LLaMA-shaped, 62 layers, unit costs, ", "grouping=on", 50);
+    throughput_on(u, "LLaMA-shaped, 62 layers, unit costs, ", "grouping=on", 25);
+    throughput_on(g, "LLaMA-shaped, 62 layers, FLOP costs, ", "grouping=on", 25);
+    graph_free(u);
     graph_free(g);
 }
 
@@ -134,6 +181,7 @@ int main(int argc, char **argv)
     throughput(4000, "grouping=off", 0);
     throughput(4000, "grouping=on", 50);
     throughput(4000, "grouping=on", 25);
+    throughput_llama(argv[0]);
     if (only || only8k)
         return 0;
     plans();

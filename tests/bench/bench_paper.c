@@ -72,17 +72,6 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-/* The graph with every running node's cost 1: the paper's unit costs
- * (tools/export_torch.py --cost unit gives the same graph). */
-static Graph *unit_costs(const Graph *g)
-{
-    Graph *u = graph_clone(g);
-    for (int v = 0; v < u->n; v++)
-        if (u->nodes[v].phase != PHASE_INPUT)
-            u->nodes[v].cost = 1;
-    return u;
-}
-
 /* Seconds the cost bound gets after a solve (not counted in its time). */
 #define GAP_SECONDS 5
 
@@ -208,16 +197,7 @@ int main(int argc, char **argv)
     if (dir) {
         snprintf(cache, sizeof cache, "%s", dir);
     } else {
-        snprintf(cache, sizeof cache, "%s", argv[0]);
-        char *slash = strrchr(cache, '/');
-        if (slash)
-            *slash = '\0';
-        slash = strrchr(cache, '/');
-        if (slash)
-            slash[1] = '\0';
-        else
-            snprintf(cache, sizeof cache, "./");
-        strncat(cache, "paper-models", sizeof cache - strlen(cache) - 1);
+        bench_cache_dir(argv[0], "paper-models", cache, sizeof cache);
     }
     snprintf(cmd, sizeof cmd, "tests/bench/paper_models.sh '%s' >&2", cache);
     if (system(cmd) != 0) {
@@ -278,7 +258,7 @@ int main(int argc, char **argv)
             Graph *g0 = bench_load(path, ms[m].file, &bp, &bc);
             if (!g0)
                 continue;
-            Graph *g = k == 0 ? unit_costs(g0) : g0;
+            Graph *g = k == 0 ? bench_unit_costs(g0) : g0;
             sim_baseline(g, &bp, &bc);
             int64_t lo = bound_min_peak(g, NULL);
             printf("| %s | %s | %d | %.1f", ms[m].file, ms[m].paper, g->n, 100.0 * (double)lo / (double)bp);

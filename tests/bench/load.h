@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "src/graph/graph_io.h"
 #include "src/plan/sim.h"
@@ -24,6 +25,33 @@ static inline Graph *bench_load(const char *path, const char *name, int64_t *bp,
     }
     sim_baseline(g, bp, bc);
     return g;
+}
+
+/* The graph with every running node's cost 1: the FastSA paper's unit
+ * costs (tools/export_torch.py --cost unit gives the same graph). */
+static inline Graph *bench_unit_costs(const Graph *g)
+{
+    Graph *u = graph_clone(g);
+    for (int v = 0; v < u->n; v++)
+        if (u->nodes[v].phase != PHASE_INPUT)
+            u->nodes[v].cost = 1;
+    return u;
+}
+
+/* BUILD/name beside BUILD/bench/PROGRAM (argv0), into out: where the
+ * benches keep the model graphs they export (out of the repository). */
+static inline void bench_cache_dir(const char *argv0, const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", argv0);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    slash = strrchr(out, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        snprintf(out, cap, "./");
+    strncat(out, name, cap - strlen(out) - 1);
 }
 
 #endif
