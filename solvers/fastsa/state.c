@@ -162,16 +162,6 @@ int state_prod_before(const State *S, int v, int t)
     return i >= 0 ? P->a[i] : -1;
 }
 
-/* The copy's interval end moved from e0 to e1: add or take away the
- * difference. */
-static inline void adjust(State *S, int e0, int e1, int64_t sz)
-{
-    if (e1 > e0)
-        mem_add(S, e0 + 1, e1, sz);
-    else if (e1 < e0)
-        mem_add(S, e1 + 1, e0, -sz);
-}
-
 int state_can_add(const State *S, int u, int t)
 {
     const Unit *x = &S->U->u[u];
@@ -471,22 +461,22 @@ void state_remove(State *S, int t)
 }
 
 /* A copy held over [l1, r1] is now held over [l2, r2]: add and take away
- * the difference (two range adds at most when they overlap). */
-static void move_interval(State *S, int l1, int r1, int l2, int r2, int64_t sz)
+ * the difference (two ranges at most when they overlap). */
+static void move_interval(Delta *d, int l1, int r1, int l2, int r2, int64_t sz)
 {
     if (r1 < l2 || r2 < l1) {
-        mem_add(S, l1, r1, -sz);
-        mem_add(S, l2, r2, sz);
+        delta_push(d, l1, r1, -sz);
+        delta_push(d, l2, r2, sz);
         return;
     }
     if (l2 < l1)
-        mem_add(S, l2, l1 - 1, sz);
+        delta_push(d, l2, l1 - 1, sz);
     else if (l2 > l1)
-        mem_add(S, l1, l2 - 1, -sz);
+        delta_push(d, l1, l2 - 1, -sz);
     if (r2 > r1)
-        mem_add(S, r1 + 1, r2, sz);
+        delta_push(d, r1 + 1, r2, sz);
     else if (r2 < r1)
-        mem_add(S, r2 + 1, r1, -sz);
+        delta_push(d, r2 + 1, r1, -sz);
 }
 
 /* Index of x in s, where x is known to be there. */
@@ -499,19 +489,15 @@ static inline int iset_find(const ISet *s, int x)
 static inline int iset_any_between(const ISet *s, int lo, int hi, int skip)
 {
     int i = iset_lower(s, lo + 1);
-    while (i < s->n && s->a[i] < hi) {
+    for (; i < s->n && s->a[i] < hi; i++)
         if (s->a[i] != skip)
             return 1;
-        i++;
-    }
     return 0;
 }
 
-int state_move(State *S, int t1, int t2)
+int state_move_local(const State *S, int t1, int t2)
 {
-    int u = S->seq[t1];
-    const Unit *x = &S->U->u[u];
-    const int64_t *sz = S->U->vsize;
+    const Unit *x = &S->U->u[S->seq[t1]];
     int lo = t1 < t2 ? t1 : t2, hi = t1 < t2 ? t2 : t1;
     /* local: nothing else happens to the values involved between the two
      * slots, and the inputs are made before both */
@@ -527,34 +513,59 @@ int state_move(State *S, int t1, int t2)
             iset_any_between(&S->R[w], lo, hi, t1))
             return 0;
     }
+    return 1;
+}
+
+void state_move_delta(const State *S, int t1, int t2, Delta *d)
+{
+    const Unit *x = &S->U->u[S->seq[t1]];
+    const int64_t *sz = S->U->vsize;
+    d->n = 0;
     /* outputs: the copy made at t1 is made at t2 instead; its end follows
-     * from the same reads (the previous and next copies keep theirs) */
+     * from the same reads (none lies between the slots) and the same next
+     * production */
     for (int k = 0; k < x->n_out; k++) {
         int v = x->out[k];
-        int e1 = held_end(S, v, t1);
-        ISet *P = &S->P[v];
-        P->a[iset_find(P, t1)] = t2;    /* nothing between: the order holds */
-        move_interval(S, t1, e1, t2, held_end(S, v, t2), sz[v]);
+        const ISet *P = &S->P[v];
+        int i = iset_find(P, t1), next = i + 1 < P->n ? P->a[i + 1] : S->T;
+        move_interval(d, t1, end_before(S, v, t1, next), t2, end_before(S, v, t2, next), sz[v]);
     }
     /* inputs: the read moves; the copy's end moves with it when it was its
-     * last read */
+     * last read (no other read lies between the slots), unless the copy is
+     * an output's last, held to the end anyway */
     for (int k = 0; k < x->n_in; k++) {
         int w = x->in[k];
-        int a = state_prod_before(S, w, lo);
-        int e0 = held_end(S, w, a);
-        ISet *R = &S->R[w];
-        R->a[iset_find(R, t1)] = t2;
-        adjust(S, e0, held_end(S, w, a), sz[w]);
+        const ISet *P = &S->P[w];
+        int i = iset_lower(P, t1 < t2 ? t1 : t2), next = i < P->n ? P->a[i] : S->T;
+        if (end_before(S, w, P->a[i - 1], next) != t1 || (next == S->T && S->U->is_out[w]))
+            continue;
+        if (t2 > t1)
+            delta_push(d, t1 + 1, t2, sz[w]);
+        else
+            delta_push(d, t2 + 1, t1, -sz[w]);
     }
-    if (x->ws) {
-        mem_add(S, t1, t1, -x->ws);
-        mem_add(S, t2, t2, x->ws);
+    delta_push(d, t1, t1, -x->ws);
+    delta_push(d, t2, t2, x->ws);
+    delta_pieces(d, S->T);
+}
+
+void state_move_with(State *S, int t1, int t2, const Delta *d)
+{
+    int u = S->seq[t1];
+    const Unit *x = &S->U->u[u];
+    delta_apply(S, d);
+    for (int k = 0; k < x->n_out; k++) {
+        ISet *P = &S->P[x->out[k]];
+        P->a[iset_find(P, t1)] = t2;    /* nothing between: the order holds */
+    }
+    for (int k = 0; k < x->n_in; k++) {
+        ISet *R = &S->R[x->in[k]];
+        R->a[iset_find(R, t1)] = t2;
     }
     if (S->lae) {
         segtreef_add(&S->sf, t1, t1, -LAE_LIFT);
         segtreef_add(&S->sf, t2, t2, LAE_LIFT);
     }
-    flush(S);
     S->seq[t1] = -1;
     S->seq[t2] = u;
     journal(S, t1);
@@ -562,6 +573,14 @@ int state_move(State *S, int t1, int t2)
     int i = S->occ_at[t1];
     S->occ[i] = t2;
     S->occ_at[t2] = i;
+}
+
+int state_move(State *S, int t1, int t2)
+{
+    if (!state_move_local(S, t1, t2))
+        return 0;
+    state_move_delta(S, t1, t2, &S->scratch);
+    state_move_with(S, t1, t2, &S->scratch);
     return 1;
 }
 

@@ -127,6 +127,12 @@ int state_delta_fits(const State *S, const Delta *d, int64_t limit);
  * range adds instead of an add and a remove; 1 when done, 0 (nothing
  * changed) when not local. Moving back is local too. */
 int state_move(State *S, int t1, int t2);
+/* The same in parts, so a move can be judged before it is made: 1 when
+ * the move is local; its delta (as state_add_delta's); the move made from
+ * that delta, computed on the state as it is. */
+int state_move_local(const State *S, int t1, int t2);
+void state_move_delta(const State *S, int t1, int t2, Delta *d);
+void state_move_with(State *S, int t1, int t2, const Delta *d);
 
 /* Latest production of v strictly before slot t, or -1. */
 int state_prod_before(const State *S, int v, int t);

@@ -187,6 +187,77 @@ static void test_incremental_peak_matches_sim(void **state TU_UNUSED)
  * it answers exactly what making the mutation and reading the peak
  * answers; the deltas made (state_add/remove go through them) keep the
  * curve equal to a plain re-simulation (test_incremental_peak_matches_sim). */
+/* The memory curve of S equals that of a state built afresh from the
+ * same slots (each interval computed once, by adds in slot order). */
+static void assert_curve_fresh(const State *S)
+{
+    State F;
+    state_init(&F, S->U, S->T);
+    for (int t = 0; t < S->T; t++)
+        if (S->seq[t] >= 0)
+            state_add(&F, S->seq[t], t);
+    for (int t = 0; t < S->T; t++)
+        assert_int_equal(state_mem_at(S, t), state_mem_at(&F, t));
+    state_done(&F);
+}
+
+/* A local move judged by its delta says what making it gives; made from
+ * the delta, the curve is the one a fresh build of the new slots has, and
+ * moving back restores the old curve. */
+static void test_move_delta(void **state TU_UNUSED)
+{
+    unsigned seed = 31;
+    long long moves = 0, fits = 0, misses = 0;
+    for (int gi = 0; gi < 40; gi++) {
+        Graph *g = gi % 2 ? random_training(&seed, 3 + (int)(rnd(&seed) % 14))
+                          : random_forward(&seed, 3 + (int)(rnd(&seed) % 14), 1);
+        Units U;
+        units_plain(&U, g);
+        State S;
+        state_init_baseline(&S, &U, 2 + gi % 3);
+        Rng rng = {(uint64_t)gi + 7};
+        for (int step = 0; step < 300; step++) {
+            /* recomputations now and then, so values have several copies */
+            int t = rng_below(&rng, S.T), u = rng_below(&rng, U.n_units);
+            if (S.seq[t] < 0 && state_can_add(&S, u, t) && rng_below(&rng, 3) == 0)
+                state_add(&S, u, t);
+            if (!S.count)
+                continue;
+            int t1 = S.occ[rng_below(&rng, S.count)], t2 = t1 - 3 + rng_below(&rng, 7);
+            if (t2 < 0 || t2 >= S.T || S.seq[t2] >= 0 || !state_move_local(&S, t1, t2))
+                continue;
+            int64_t before = state_peak(&S);
+            state_move_delta(&S, t1, t2, &S.scratch);
+            Delta d = S.scratch;
+            int verdict[3];
+            for (int k = 0; k < 3; k++)
+                verdict[k] = state_delta_fits(&S, &d, before - 1 + k);
+            state_move_with(&S, t1, t2, &d);
+            int64_t after = state_peak(&S);
+            for (int k = 0; k < 3; k++) {
+                assert_int_equal(verdict[k], after <= before - 1 + k);
+                fits += verdict[k];
+                misses += !verdict[k];
+            }
+            if (step % 7 == 0)
+                assert_curve_fresh(&S);
+            /* back: local too, and the old curve again */
+            assert_true(state_move_local(&S, t2, t1));
+            assert_int_equal(state_move(&S, t2, t1), 1);
+            assert_int_equal(state_peak(&S), before);
+            if (rng_below(&rng, 2))
+                assert_int_equal(state_move(&S, t1, t2), 1);
+            moves++;
+        }
+        assert_curve_fresh(&S);
+        state_done(&S);
+        units_done(&U);
+        graph_free(g);
+    }
+    assert_true(moves > 2000);
+    assert_true(fits > 1000 && misses > 300);   /* both answers were tested */
+}
+
 static void test_delta_judges_as_made(void **state TU_UNUSED)
 {
     unsigned seed = 23;
@@ -631,6 +702,7 @@ static void test_bad_options(void **state TU_UNUSED)
 TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_segtreef_vs_array)
         TU_TEST(test_delta_judges_as_made)
+        TU_TEST(test_move_delta)
         TU_TEST(test_incremental_peak_matches_sim)
         TU_TEST(test_chain32_budgets)
         TU_TEST(test_never_worse_than_its_starts)
