@@ -48,7 +48,7 @@ static const struct Command {
     const char *synopsis;
 } commands[] = {
     {"info", cmd_info, "GRAPH", "info GRAPH [--curve] [--top N]      nodes, sizes, baseline peak and what is alive there"},
-    {"solve", cmd_solve, "GRAPH", "solve GRAPH [--solver NAME] [--budget BYTES|PCT%] [-O key=val] [-o PLAN|-] [--structure] [--bound] [--recomputed]"},
+    {"solve", cmd_solve, "GRAPH", "solve GRAPH [--solver NAME] [--budget BYTES|PCT%|min] [-O key=val] [-o PLAN|-] [--structure] [--bound] [--recomputed]"},
     {"simulate", cmd_simulate, "GRAPH PLAN", "simulate GRAPH PLAN [--curve] [--csv] [--at STEP] [--recomputed]   re-check a plan: validity, peak, cost"},
     {"sim", cmd_simulate, "GRAPH PLAN", NULL},
     {"sweep", cmd_sweep, "GRAPH", "sweep GRAPH [--solver NAME] [--points N] [--csv]   peak vs cost over budgets (what solve gives at each)"},

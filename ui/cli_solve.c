@@ -95,13 +95,30 @@ int cmd_solve(Args *a)
     const SolverClass *cls = solver_arg(a, "solve");
     if (!cls)
         return EXIT_USAGE;
-    int64_t budget;
+    int64_t budget, lo = -1;
     int rc;
-    Graph *g = cli_load_with_budget(a, "solve", &budget, &rc);
-    if (!g)
+    /* --budget min: the tightest budget the solver reaches, at its lowest
+     * cost there (service_tightest) */
+    int tightest = a->budget && strcmp(a->budget, "min") == 0;
+    Graph *g;
+    if (tightest) {
+        Err le;
+        err_clear(&le);
+        if (!(g = cli_load_graph(a, a->pos[0], &le)))
+            return cli_fail(&le);
+    } else if (!(g = cli_load_with_budget(a, "solve", &budget, &rc))) {
         return rc;
+    }
     Answer ans;
-    rc = service_solve(g, cls, &a->opts, budget, NULL, &ans);
+    if (tightest) {
+        Service *en = service_new(g);
+        rc = service_tightest(en, cls, &a->opts, NULL, &ans, &lo);
+        service_free(en);
+    } else {
+        rc = service_solve(g, cls, &a->opts, budget, NULL, &ans);
+    }
+    if (tightest)
+        budget = ans.budget;
     const Plan *p = &ans.plan;
     int status = EXIT_OK;
     if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && ans.has_plan)) {
@@ -141,6 +158,18 @@ int cmd_solve(Args *a)
             fprintf(stderr, "%s: peak %lld (%s, baseline %s), cost %s (%+.1f%%), %d steps, %d recomputed node%s, %.3f s\n",
                     who, (long long)p->peak, pk, bp, c, 100 * plan_overhead(p), p->T, nrec, nrec == 1 ? "" : "s",
                     ans.secs);
+            if (tightest) {
+                char b[32], l[32];
+                units_format_bytes(budget, b, sizeof b);
+                units_format_bytes(lo, l, sizeof l);
+                fprintf(stderr, "%s: tightest budget reached %s (%.1f%% of the baseline peak)%s\n", cls->name, b,
+                        100.0 * (double)budget / (double)p->baseline_peak,
+                        budget <= lo ? "; no schedule peaks lower (the peak bound), so none is tighter" : "");
+                if (budget > lo)
+                    fprintf(stderr, "%s: the peak bound says no schedule peaks below %s (%.1f%%): between the two "
+                                    "the solver fell short or the bound is loose\n",
+                            cls->name, l, 100.0 * (double)lo / (double)p->baseline_peak);
+            }
             if (p->bound >= 0 && p->optimal) {
                 fprintf(stderr, "%s: optimal%s%s (proven by the solver)\n", cls->name,
                         cls->optimal_among ? " " : "", cls->optimal_among ? cls->optimal_among : "");

@@ -9,6 +9,7 @@
 
 #include "src/base/clock.h"
 #include "src/base/xalloc.h"
+#include "src/plan/bound.h"
 
 /* prepared solvers kept at once; the least recently used goes first */
 #define POOL_MAX 12
@@ -302,4 +303,30 @@ int service_solve(const Graph *g, const SolverClass *cls, const SolverOpts *opts
     int rc = service_answer(en, cls, opts, budget, 0, p, out);
     service_free(en);
     return rc;
+}
+
+int service_tightest(Service *en, const SolverClass *cls, const SolverOpts *opts, Progress *p, Answer *out,
+                     int64_t *lo)
+{
+    *lo = bound_min_peak(en->g, NULL);
+    double t0 = clock_now();
+    int rc = service_answer(en, cls, opts, *lo, 0, p, out);
+    if (rc == ERR_OK || rc != ERR_OVER_BUDGET || !out->has_plan || progress_cancelled(p)) {
+        out->secs = clock_now() - t0;
+        return rc;
+    }
+    Answer second;
+    int rc2 = service_answer(en, cls, opts, out->plan.peak, 0, p, &second);
+    if (rc2 == ERR_CANCELLED) {
+        answer_move(out, &second);
+    } else if (rc2 == ERR_OK && second.has_plan && second.plan.cost < out->plan.cost) {
+        answer_move(out, &second);
+    } else {
+        out->budget = out->plan.budget = out->plan.peak;
+        out->rc = ERR_OK;
+        err_clear(&out->err);
+    }
+    answer_done(&second);
+    out->secs = clock_now() - t0;
+    return out->rc;
 }

@@ -81,4 +81,15 @@ int service_answer(Service *en, const SolverClass *cls, const SolverOpts *opts, 
 int service_solve(const Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t budget,
                  Progress *p, Answer *out);
 
+/* The tightest budget the solver reaches, and its cheapest plan there:
+ * a final answer at the peak bound (bound_min_peak: no schedule peaks
+ * below it), which ends it when met; otherwise a second final answer at
+ * the lowest peak the first one found, whose plan fits there by
+ * definition, so the cheaper of the two is kept (a fresh search need not
+ * find that plan again). out->budget is the budget answered, *lo the
+ * bound. Two solves' time at most. Returns out->rc (ERR_OK with a plan,
+ * or the first answer's failure when it found no plan at all). */
+int service_tightest(Service *en, const SolverClass *cls, const SolverOpts *opts, Progress *p, Answer *out,
+                     int64_t *lo);
+
 #endif

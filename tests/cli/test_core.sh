@@ -254,4 +254,27 @@ expect_rc 0 "sweep"
 sed -n 2p "$T/out" | grep -q '^5,' || fail "sweep does not start at the lower bound 5"
 tail -1 "$T/out" | grep -q '^35,35,65,0.00,65,ok$' || fail "sweep does not end at the baseline peak: $(tail -1 "$T/out")"
 
+# ---- solve --budget min: the tightest budget the solver reaches, its cheapest plan there
+# greedy reaches chain32's peak bound (5): proven tightest; the plan validates
+run "$REMAT" solve samples/chain32.json -s greedy --budget min -o "$T/min.json"
+expect_rc 0 "solve --budget min (greedy)"
+expect_err '^greedy: tightest budget reached 5 B \(14\.3% of the baseline peak\); no schedule peaks lower' \
+    "solve --budget min: at the peak bound"
+[ "$(python3 tests/validate.py samples/chain32.json "$T/min.json" | cut -d' ' -f1-2)" = "ok 5" ] ||
+    fail "solve --budget min: the plan does not validate at peak 5"
+# chen cannot reach the bound: the lowest peak it finds (13), and no plan of
+# its at that budget is cheaper than the one given
+run "$REMAT" solve samples/chain32.json -s chen --budget min -o "$T/min2.json"
+expect_rc 0 "solve --budget min (chen)"
+expect_err '^chen: tightest budget reached 13 B ' "solve --budget min: chen's lowest peak"
+expect_err 'the peak bound says no schedule peaks below 5 B \(14\.3%\)' "solve --budget min: the bound beside it"
+v=$(python3 tests/validate.py samples/chain32.json "$T/min2.json")
+[ "$(echo "$v" | cut -d' ' -f1-2)" = "ok 13" ] || fail "solve --budget min (chen): $v"
+"$REMAT" solve samples/chain32.json -s chen --budget 13 -o "$T/at13.json" 2>/dev/null
+c13=$(python3 tests/validate.py samples/chain32.json "$T/at13.json" | cut -d' ' -f3)
+[ "$(echo "$v" | cut -d' ' -f3)" -le "$c13" ] || fail "solve --budget min (chen) dearer than chen at 13 B ($v, $c13)"
+# other commands do not take it
+run "$REMAT" sweep samples/chain32.json --budget min
+[ "$rc" -ne 0 ] || fail "sweep --budget min accepted"
+
 finish
