@@ -23,7 +23,7 @@ struct Tui;
     X(budget_up_coarse, KEY_PPAGE, 0, "PgUp", "budget up 10% (coarse)")                   \
     X(budget_min, '[', 0, "[", "budget to the smallest peak")                             \
     X(budget_max, ']', 0, "]", "budget to the baseline peak")                             \
-    X(budget_type, 'b', 0, "b", "type a budget (2GiB, 60%)")                              \
+    X(budget_type, 'b', 0, "b", "type a budget (2GiB, 60%, min)")                              \
     X(cursor_left, 'h', KEY_SLEFT, "h S-Left", "time cursor one step left")               \
     X(cursor_right, 'l', KEY_SRIGHT, "l S-Right", "time cursor one step right")           \
     X(cursor_home, KEY_HOME, 0, "Home", "time cursor to the first step")                  \

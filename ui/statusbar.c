@@ -33,6 +33,9 @@ static void state_text(const Tui *t, const SessionStatus *st, char *buf, size_t 
     int other = s->have && (s->have_budget != s->budget || s->have_cls != s->cls);
     if (pending) {
         snprintf(buf, n, "%c waiting for the slider", tui_spinner(t));
+    } else if (st->solving && s->tightest) {
+        snprintf(buf, n, "%c finding the tightest budget %.1fs%s", tui_spinner(t), st->elapsed,
+                 !s->have ? "" : other ? ", previous plan shown" : ", best so far");
     } else if (st->solving && (!s->have || other)) {
         snprintf(buf, n, "%c solving %.1fs%s", tui_spinner(t), st->elapsed, s->have ? ", previous plan shown" : "");
     } else if (st->solving && s->shown == SHOWN_QUICK) {

@@ -17,6 +17,7 @@
 #include "render/plot.h"
 #include "src/base/clock.h"
 #include "src/base/fileio.h"
+#include "src/plan/bound.h"
 #include "src/replay/replay.h"
 #include "src/base/units.h"
 #include "ui/crt.h"
@@ -130,6 +131,13 @@ static Reaction prompt_commit(Tui *t)
     Err e;
     err_clear(&e);
     Session *s = t->s;
+    if (strcmp(t->input, "min") == 0) {
+        /* the tightest budget the solver reaches (remat solve --budget min) */
+        session_set_tightest(s);
+        t->tightest_asked = 1;
+        tui_say(t, 0, "budget min: solving at the peak bound; the budget then moves to the lowest peak reached");
+        return R_STATUS | R_BODY | R_SOLVE_NOW;
+    }
     if (units_parse_bytes(t->input, s->base_peak, &b, &e)) {
         tui_say(t, 1, "%s", e.msg);
         return R_STATUS;
@@ -428,6 +436,19 @@ static Reaction answer_shown(Tui *t)
     const Session *s = t->s;
     if (s->rc && s->rc != ERR_OVER_BUDGET && s->rc != ERR_CANCELLED)
         tui_say(t, 1, "%s", s->err.msg);
+    else if (t->tightest_asked && !s->tightest && s->shown == SHOWN_FINAL) {
+        /* what `b min` reached, and whether the peak bound proves it */
+        int64_t lo = bound_min_peak(s->g, NULL);
+        char b[32], l[32];
+        units_format_bytes(s->have_budget, b, sizeof b);
+        units_format_bytes(lo, l, sizeof l);
+        if (s->have_budget <= lo)
+            tui_say(t, 0, "tightest budget reached %s: the peak bound, so none is tighter", b);
+        else
+            tui_say(t, 0, "tightest budget reached %s; the peak bound is %s: the solver fell short or the bound is loose",
+                    b, l);
+        t->tightest_asked = 0;
+    }
     return R_BODY | R_STATUS;
 }
 

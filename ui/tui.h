@@ -31,6 +31,7 @@ typedef struct Tui {
     int help_scroll;
     int picker_sel, picker_opt, picker_in_opts;
     int prompt;
+    int tightest_asked;     /* `b min` asked: say what it reached when final */
     char input[256];
     char search[128];       /* the last search text of the graph view */
     unsigned search_gen;    /* bumped by each search typed */

@@ -296,6 +296,7 @@ typedef struct WantTask {
     SolverOpts opts;
     char *key;
     int64_t budget;
+    int tightest;               /* service_tightest: budget is where it starts */
     unsigned gen;
     int64_t base_peak;          /* the baseline's figures, for the plans offered */
     double base_cost;
@@ -356,6 +357,11 @@ static void want_run(void *arg, TaskCtx *cx)
     answer_done(&t->result);
     cx->p->offer = want_offer;
     cx->p->offer_ctx = t;
+    if (t->tightest) {
+        int64_t lo;
+        service_tightest(cx->service, t->cls, &t->opts, cx->p, &t->result, &lo);
+        return;
+    }
     Answer q;
     service_answer(cx->service, t->cls, &t->opts, t->budget, 1, cx->p, &q);
     if (q.rc == ERR_CANCELLED || q.final) {
@@ -396,6 +402,11 @@ static void want_done(void *arg, int cancelled)
      * a plan: only what ran to its end is kept */
     if (cancelled || !t->result.final || t->result.rc == ERR_CANCELLED)
         return;
+    /* the tightest budget found becomes the want's (the slider moves) */
+    if (t->tightest && t->result.has_plan && t->gen == s->asked_gen) {
+        s->budget = t->result.budget;
+        s->tightest = 0;
+    }
     cache_store(s, &t->result);
     if (t->gen == s->asked_gen) {
         install(s, &t->result, SHOWN_FINAL, 0);
@@ -585,10 +596,19 @@ void session_set_budget(Session *s, int64_t budget)
         budget = s->min_peak;
     if (budget > s->base_peak)
         budget = s->base_peak;
-    if (budget != s->budget) {
+    if (budget != s->budget || s->tightest) {
         s->budget = budget;
+        s->tightest = 0;
         s->gen++;
     }
+}
+
+void session_set_tightest(Session *s)
+{
+    int64_t b = bound_min_peak(s->g, NULL);
+    session_set_budget(s, b);
+    s->tightest = 1;
+    s->gen++;
 }
 
 void session_set_solver(Session *s, const SolverClass *cls)
@@ -614,7 +634,7 @@ int session_request(Session *s)
         s->fg_id = 0;
     }
     char *key = effective_key(s, s->cls);
-    SessionEntry *en = cache_find(s, s->cls, key, s->budget);
+    SessionEntry *en = s->tightest ? NULL : cache_find(s, s->cls, key, s->budget);
     if (en) {
         free(key);
         en->stamp = ++s->stamp;
@@ -627,6 +647,7 @@ int session_request(Session *s)
     session_effective_opts(s, s->cls, &t->opts);
     t->key = key;
     t->budget = s->budget;
+    t->tightest = s->tightest;
     t->gen = s->gen;
     t->base_peak = s->base.peak;
     t->base_cost = s->base.cost;

@@ -75,6 +75,7 @@ typedef struct Session {
     /* want */
     const SolverClass *cls;
     int64_t budget;
+    int tightest;               /* want the tightest budget the solver reaches (session_set_tightest) */
     char *pin, *force;          /* node rules given to every solve ("" none); owned */
     unsigned gen;               /* bumped by every change of want */
     /* range and baseline, computed once */
@@ -130,6 +131,10 @@ int session_free(Session *s);
 /* Change want; clamps the budget to [min_peak, base_peak]. Nothing is
  * solved until session_request. */
 void session_set_budget(Session *s, int64_t budget);
+/* Want the tightest budget the solver reaches, at its cheapest plan there
+ * (service_tightest): the budget goes to the peak bound now, and to the
+ * budget answered when the answer comes. A later set_budget ends it. */
+void session_set_tightest(Session *s);
 void session_set_solver(Session *s, const SolverClass *cls);
 /* The options the user gave cls (never NULL; may be empty). */
 const SolverOpts *session_class_opts(Session *s, const SolverClass *cls);

@@ -422,6 +422,25 @@ check 'why +input: resident all along' "help: the inspector's columns"
 keys x q
 wait_exit "details: q"
 
+# ---- b min: the tightest budget, as `remat solve --budget min` gives it --------
+cli=$("$REMAT" solve samples/chain32.json -s chen --budget min 2>&1 | sed -n 's/.*tightest budget reached \([0-9]* B\).*/\1/p')
+[ "$cli" = "13 B" ] || fail "solve --budget min -s chen: reached '$cli', not 13 B"
+start samples/chain32.json -s chen
+check 'chain32-train \| chen \| .*final' "b min: opens"
+keys b
+type_line min
+check "tightest budget reached $cli; the peak bound is 5 B" "b min: what it reached and the bound"
+check "chain32-train \| chen \| budget $cli \| peak $cli \|.*final" "b min: the slider moved to it, the plan final"
+num=$(awk '$2 == "greedy" { print $1 }' "$T/solvers")
+keys a "$num" Enter
+check 'chain32-train \| greedy \| .*final' "b min: greedy chosen"
+keys b
+type_line min
+check 'chain32-train \| greedy \| budget 5 B \| peak 5 B \|.*final' "b min, then greedy: at the peak bound"
+keys Right
+check 'chain32-train \| greedy \| budget [6-9] B' "b min: the slider moves on from there"
+quit "b min: q"
+
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
 expect_rc 0 "tui without a tty"

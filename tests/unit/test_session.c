@@ -14,8 +14,10 @@
 
 #include "testutil.h"
 
+#include "src/plan/bound.h"
 #include "src/session/service.h"
 #include "src/session/session.h"
+#include "tests/bench/gen.h"
 
 #define HANG_MS 60000
 
@@ -380,6 +382,39 @@ static void budget_change_cancels_refining(void **st TU_UNUSED)
     session_free(s);
 }
 
+/* The tightest budget: the want starts at the peak bound, the answer is
+ * the one `remat solve --budget min` gives (service_tightest: chen, which
+ * cannot reach the bound here, at its lowest peak), the budget moves to
+ * it, and a later budget ends the mode. */
+static void tightest_moves_budget_to_what_is_reached(void **st TU_UNUSED)
+{
+    Graph *g = gen_training("chain", 12, 1);
+    const SolverClass *cls = solver_find("chen");
+    Answer cli;
+    int64_t lo;
+    Service *en = service_new(g);
+    assert_int_equal(service_tightest(en, cls, NULL, NULL, &cli, &lo), ERR_OK);
+    service_free(en);
+    assert_true(cli.budget > lo);       /* the second solve ran */
+    assert_int_equal(cli.plan.peak, cli.budget);
+    Session *s = tu_session(g, cls);
+    session_set_tightest(s);
+    assert_true(s->tightest);
+    assert_int_equal(s->budget, lo > s->min_peak ? lo : s->min_peak);
+    session_request(s);
+    assert_true(WAIT_FOR(s, s->have && s->shown == SHOWN_FINAL && !s->tightest));
+    assert_int_equal(s->budget, cli.budget);
+    assert_int_equal(s->have_budget, cli.budget);
+    assert_int_equal(s->rc, ERR_OK);
+    assert_true(s->plan.cost == cli.plan.cost);
+    assert_int_equal(tu_check_peak(s->g, s->plan.steps, s->plan.T, NULL), cli.budget);
+    session_set_tightest(s);
+    session_set_budget(s, s->base_peak);
+    assert_false(s->tightest);
+    answer_done(&cli);
+    session_free(s);
+}
+
 TU_MAIN(TU_TEST(request_then_plan_arrives)
         TU_TEST(newer_request_cancels_older)
         TU_TEST(refusal_keeps_last_plan)
@@ -388,4 +423,5 @@ TU_MAIN(TU_TEST(request_then_plan_arrives)
         TU_TEST(want_preempts_background)
         TU_TEST(replaced_background_is_cancelled)
         TU_TEST(anytime_quick_better_final)
-        TU_TEST(budget_change_cancels_refining))
+        TU_TEST(budget_change_cancels_refining)
+        TU_TEST(tightest_moves_budget_to_what_is_reached))
