@@ -187,6 +187,17 @@ static void test_incremental_peak_matches_sim(void **state TU_UNUSED)
  * it answers exactly what making the mutation and reading the peak
  * answers; the deltas made (state_add/remove go through them) keep the
  * curve equal to a plain re-simulation (test_incremental_peak_matches_sim). */
+/* A random graph of 3-16 nodes (training or forward-only) and a state
+ * of its own order with slack slots a step; the caller frees all three. */
+static Graph *random_state(unsigned *seed, int training, int slack, Units *U, State *S)
+{
+    Graph *g = training ? random_training(seed, 3 + (int)(rnd(seed) % 14))
+                        : random_forward(seed, 3 + (int)(rnd(seed) % 14), 1);
+    units_plain(U, g);
+    state_init_baseline(S, U, slack);
+    return g;
+}
+
 /* The memory curve of S equals that of a state built afresh from the
  * same slots (each interval computed once, by adds in slot order). */
 static void assert_curve_fresh(const State *S)
@@ -209,12 +220,9 @@ static void test_move_delta(void **state TU_UNUSED)
     unsigned seed = 31;
     long long moves = 0, fits = 0, misses = 0;
     for (int gi = 0; gi < 40; gi++) {
-        Graph *g = gi % 2 ? random_training(&seed, 3 + (int)(rnd(&seed) % 14))
-                          : random_forward(&seed, 3 + (int)(rnd(&seed) % 14), 1);
         Units U;
-        units_plain(&U, g);
         State S;
-        state_init_baseline(&S, &U, 2 + gi % 3);
+        Graph *g = random_state(&seed, gi % 2, 2 + gi % 3, &U, &S);
         Rng rng = {(uint64_t)gi + 7};
         for (int step = 0; step < 300; step++) {
             /* recomputations now and then, so values have several copies */
@@ -263,12 +271,9 @@ static void test_delta_judges_as_made(void **state TU_UNUSED)
     unsigned seed = 23;
     long long judged = 0, fits = 0, misses = 0;
     for (int gi = 0; gi < 60; gi++) {
-        Graph *g = gi < 30 ? random_training(&seed, 3 + (int)(rnd(&seed) % 14))
-                           : random_forward(&seed, 3 + (int)(rnd(&seed) % 14), 1);
         Units U;
-        units_plain(&U, g);
         State S;
-        state_init_baseline(&S, &U, 1 + gi % 4);
+        Graph *g = random_state(&seed, gi < 30, 1 + gi % 4, &U, &S);
         Rng rng = {(uint64_t)gi + 1};
         for (int step = 0; step < 400; step++) {
             int add = rng_below(&rng, 2), t, u = -1;
