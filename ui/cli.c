@@ -26,11 +26,17 @@ static int cmd_tui(Args *a)
     const SolverClass *cls = NULL;
     if (a->solver && !(cls = solver_find(a->solver)))
         return cli_usage_err("tui", "unknown solver (see 'remat list-solvers')");
-    int64_t budget;
+    int64_t budget = TUI_BUDGET_MIN;
     int rc;
-    Graph *g = cli_load_with_budget(a, "tui", &budget, &rc);
-    if (!g)
+    Graph *g;
+    if (a->budget && strcmp(a->budget, "min") == 0) {    /* the tightest budget, as solve's */
+        Err e;
+        err_clear(&e);
+        if (!(g = cli_load_graph(a, a->pos[0], &e)))
+            return cli_fail(&e);
+    } else if (!(g = cli_load_with_budget(a, "tui", &budget, &rc))) {
         return rc;
+    }
     int cuda = a->backend && !strcmp(a->backend, "cuda");
     if (a->backend && !cuda && strcmp(a->backend, "cpu")) {
         graph_free(g);
@@ -58,7 +64,7 @@ static const struct Command {
     {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda|torch] [--scale F | --fit PCT] [-o MEASURED.json]"},
     {"fit", cmd_fit, "GRAPH", "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]   the largest batch that fits"},
     {"list-solvers", cmd_list, "[NAME]", "list-solvers [NAME] [--markdown]     every solver (or one) and its options"},
-    {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
+    {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES|PCT%|min] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},
     {"help", cmd_help, "", "help                                 this text"},
 };
 

@@ -515,11 +515,14 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         fprintf(stderr, "remat: %s\n", e.msg);
         return 1;
     }
-    if (budget != PLAN_NO_BUDGET)
+    if (budget == TUI_BUDGET_MIN)
+        session_set_tightest(s);
+    else if (budget != PLAN_NO_BUDGET)
         session_set_budget(s, budget);
     Tui t;
     memset(&t, 0, sizeof t);
     t.s = s;
+    t.tightest_asked = budget == TUI_BUDGET_MIN;
     t.sel_group = t.sel_node = -1;
     t.rep = replay_ui_new();
     t.exp = export_ui_new();

@@ -440,6 +440,11 @@ check 'chain32-train \| greedy \| budget 5 B \| peak 5 B \|.*final' "b min, then
 keys Right
 check 'chain32-train \| greedy \| budget [6-9] B' "b min: the slider moves on from there"
 quit "b min: q"
+# and from the command line: -b min opens on it
+start samples/chain32.json -s chen -b min
+check "chain32-train \| chen \| budget $cli \| peak $cli \|.*final" "tui -b min: opens on the tightest budget"
+check "tightest budget reached $cli; the peak bound is 5 B" "tui -b min: says what it reached"
+quit "tui -b min: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
 run "$REMAT" tui samples/kumar_fig1.json
