@@ -311,7 +311,8 @@ int service_tightest(Service *en, const SolverClass *cls, const SolverOpts *opts
     *lo = bound_min_peak(en->g, NULL);
     double t0 = clock_now();
     int rc = service_answer(en, cls, opts, *lo, 0, p, out);
-    if (rc == ERR_OK || rc != ERR_OVER_BUDGET || !out->has_plan || progress_cancelled(p)) {
+    /* met (the bound is reached), failed, or cancelled: that is the answer */
+    if (rc != ERR_OVER_BUDGET || !out->has_plan || progress_cancelled(p)) {
         out->secs = clock_now() - t0;
         return rc;
     }
