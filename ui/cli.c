@@ -26,17 +26,11 @@ static int cmd_tui(Args *a)
     const SolverClass *cls = NULL;
     if (a->solver && !(cls = solver_find(a->solver)))
         return cli_usage_err("tui", "unknown solver (see 'remat list-solvers')");
-    int64_t budget = TUI_BUDGET_MIN;
+    int64_t budget;
     int rc;
-    Graph *g;
-    if (a->budget && strcmp(a->budget, "min") == 0) {    /* the tightest budget, as solve's */
-        Err e;
-        err_clear(&e);
-        if (!(g = cli_load_graph(a, a->pos[0], &e)))
-            return cli_fail(&e);
-    } else if (!(g = cli_load_with_budget(a, "tui", &budget, &rc))) {
+    Graph *g = cli_load_with_budget(a, "tui", &budget, &rc);
+    if (!g)
         return rc;
-    }
     int cuda = a->backend && !strcmp(a->backend, "cuda");
     if (a->backend && !cuda && strcmp(a->backend, "cpu")) {
         graph_free(g);

@@ -236,6 +236,10 @@ int cli_parse_budget(const char *cmd, const char *text, const Graph *g, int64_t 
         *out = PLAN_NO_BUDGET;
         return 0;
     }
+    if (strcmp(text, "min") == 0) {
+        *out = PLAN_TIGHTEST;
+        return 0;
+    }
     int64_t bp;
     double bc;
     sim_baseline(g, &bp, &bc);

@@ -97,18 +97,12 @@ int cmd_solve(Args *a)
         return EXIT_USAGE;
     int64_t budget, lo = -1;
     int rc;
+    Graph *g = cli_load_with_budget(a, "solve", &budget, &rc);
+    if (!g)
+        return rc;
     /* --budget min: the tightest budget the solver reaches, at its lowest
      * cost there (service_tightest) */
-    int tightest = a->budget && strcmp(a->budget, "min") == 0;
-    Graph *g;
-    if (tightest) {
-        Err le;
-        err_clear(&le);
-        if (!(g = cli_load_graph(a, a->pos[0], &le)))
-            return cli_fail(&le);
-    } else if (!(g = cli_load_with_budget(a, "solve", &budget, &rc))) {
-        return rc;
-    }
+    int tightest = budget == PLAN_TIGHTEST;
     Answer ans;
     if (tightest) {
         Service *en = service_new(g);

@@ -17,7 +17,6 @@
 #include "render/plot.h"
 #include "src/base/clock.h"
 #include "src/base/fileio.h"
-#include "src/plan/bound.h"
 #include "src/replay/replay.h"
 #include "src/base/units.h"
 #include "ui/crt.h"
@@ -438,7 +437,7 @@ static Reaction answer_shown(Tui *t)
         tui_say(t, 1, "%s", s->err.msg);
     else if (t->tightest_asked && !s->tightest && s->shown == SHOWN_FINAL) {
         /* what `b min` reached, and whether the peak bound proves it */
-        int64_t lo = bound_min_peak(s->g, NULL);
+        int64_t lo = s->peak_bound;
         char b[32], l[32];
         units_format_bytes(s->have_budget, b, sizeof b);
         units_format_bytes(lo, l, sizeof l);
@@ -515,14 +514,14 @@ int tui_run(Graph *g, const SolverClass *cls, const SolverOpts *opts, int64_t bu
         fprintf(stderr, "remat: %s\n", e.msg);
         return 1;
     }
-    if (budget == TUI_BUDGET_MIN)
+    if (budget == PLAN_TIGHTEST)
         session_set_tightest(s);
     else if (budget != PLAN_NO_BUDGET)
         session_set_budget(s, budget);
     Tui t;
     memset(&t, 0, sizeof t);
     t.s = s;
-    t.tightest_asked = budget == TUI_BUDGET_MIN;
+    t.tightest_asked = budget == PLAN_TIGHTEST;
     t.sel_group = t.sel_node = -1;
     t.rep = replay_ui_new();
     t.exp = export_ui_new();

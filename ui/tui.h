@@ -52,11 +52,10 @@ typedef struct Tui {
     double play_next;       /* monotonic time of the next play step */
 } Tui;
 
-/* tui_run's budget for the tightest one the solver reaches (`-b min`). */
-#define TUI_BUDGET_MIN ((int64_t)-2)
-
 /* Run the explorer on g (ownership passes in) until the user quits.
- * cls NULL: session_default_solver(). plan_path / replay_path (may be
+ * cls NULL: session_default_solver(). budget: PLAN_NO_BUDGET (the
+ * baseline peak), PLAN_TIGHTEST (the tightest the solver reaches) or
+ * bytes. plan_path / replay_path (may be
  * NULL): a remat-plan shown as the current plan, and a remat-replay
  * measurement overlaid on it; cuda: `r` runs the remat-cuda program
  * instead of the CPU replay. Returns 0, or 1 when no terminal could be

@@ -15,6 +15,9 @@
 #include "src/graph/graph.h"
 
 #define PLAN_NO_BUDGET ((int64_t)-1)
+/* A budget asked as `min`: the tightest one the solver reaches
+ * (service_tightest); never a plan's own budget. */
+#define PLAN_TIGHTEST ((int64_t)-2)
 
 typedef struct Plan {
     char *graph;            /* graph name; owned */

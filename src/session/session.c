@@ -605,8 +605,9 @@ void session_set_budget(Session *s, int64_t budget)
 
 void session_set_tightest(Session *s)
 {
-    int64_t b = bound_min_peak(s->g, NULL);
-    session_set_budget(s, b);
+    if (!s->peak_bound)
+        s->peak_bound = bound_min_peak(s->g, NULL);
+    session_set_budget(s, s->peak_bound);
     s->tightest = 1;
     s->gen++;
 }

@@ -76,6 +76,7 @@ typedef struct Session {
     const SolverClass *cls;
     int64_t budget;
     int tightest;               /* want the tightest budget the solver reaches (session_set_tightest) */
+    int64_t peak_bound;         /* bound_min_peak, once the tightest budget was asked (else 0) */
     char *pin, *force;          /* node rules given to every solve ("" none); owned */
     unsigned gen;               /* bumped by every change of want */
     /* range and baseline, computed once */
