@@ -83,26 +83,18 @@ static void throughput(int half, const char *grouping, int pct)
 /* The same on a real model's joint graph of the paper's LLaMA-7B size:
  * tools/models.py's llama_7b shape with 62 layers in place of 32 (8,344
  * nodes at batch 8 x 2048 tokens), exported once into BUILD/paper-models
+ * by tests/bench/paper_models.sh, as bench_paper's models are
  * (Debian's python3 with torch; about 40 s), with unit costs (the
  * paper's setting) and with FLOP costs. */
 static void throughput_llama(const char *argv0)
 {
-    char dir[1024], path[1200], cmd[8192];
+    char dir[1024], path[1200], cmd[2200];
     bench_cache_dir(argv0, "paper-models", dir, sizeof dir);
     snprintf(path, sizeof path, "%s/llama_8k.json", dir);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        fclose(f);
-    } else {
-        const char *py = getenv("PYTHON") ? getenv("PYTHON") : "/usr/bin/python3";
-        snprintf(cmd, sizeof cmd,
-                 "mkdir -p '%s' && nice -n 10 %s tools/export_torch.py llama_7b --batch 8 --model-arg layers=62 "
-                 "--trace fake --cost flop -o '%s.part' >'%s.log' 2>&1 && mv '%s.part' '%s'",
-                 dir, py, path, path, path, path);
-        if (system(cmd) != 0) {
-            printf("throughput (LLaMA-shaped graph): not measured, the export failed (see %s.log)\n", path);
-            return;
-        }
+    snprintf(cmd, sizeof cmd, "tests/bench/paper_models.sh '%s' llama_8k llama_7b --batch 8 --model-arg layers=62", dir);
+    if (system(cmd) != 0) {
+        printf("throughput (LLaMA-shaped graph): not measured, the export failed (see %s/llama_8k.log)\n", dir);
+        return;
     }
     int64_t bp;
     double bc;

@@ -11,26 +11,44 @@
 # estimates; bench_paper derives the unit-cost graph (1 per operator, the
 # paper's setting) from the same file. Existing files are kept, so only the
 # first run exports (about 20 s of CPU a model, fake tensors).
+#
+# paper_models.sh DIR FILE ARGS... — export one more graph the same way,
+# as DIR/FILE.json (bench_fastsa's 8K-node LLaMA shape); not listed.
 set -e
-DIR=${1:?usage: paper_models.sh DIR}
+DIR=${1:?usage: paper_models.sh DIR [FILE ARGS...]}
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-/usr/bin/python3}
 mkdir -p "$DIR"
+
+# export FILE ARGS: DIR/FILE.json from tools/export_torch.py ARGS, unless it
+# is there already; 1 when the export failed
+export_one() {
+    file=$1
+    shift
+    [ -s "$DIR/$file.json" ] && return 0
+    if nice -n 10 "$PY" tools/export_torch.py "$@" --trace fake --cost flop \
+        -o "$DIR/$file.json.part" >"$DIR/$file.log" 2>&1; then
+        mv "$DIR/$file.json.part" "$DIR/$file.json"
+    else
+        echo "paper_models: $file: export failed (see $DIR/$file.log)" >&2
+        rm -f "$DIR/$file.json.part"
+        return 1
+    fi
+}
+
+if [ $# -gt 1 ]; then
+    shift
+    export_one "$@"
+    exit
+fi
 LIST="$DIR/models.txt.part"
 : >"$LIST"
 # file | kind | paper's model | export arguments
 while IFS='|' read -r file kind paper args; do
     [ -n "$file" ] || continue
     echo "$file|$kind|$paper|$args" >>"$LIST"
-    [ -s "$DIR/$file.json" ] && continue
     # shellcheck disable=SC2086
-    if nice -n 10 "$PY" tools/export_torch.py $args --trace fake --cost flop \
-        -o "$DIR/$file.json.part" >"$DIR/$file.log" 2>&1; then
-        mv "$DIR/$file.json.part" "$DIR/$file.json"
-    else
-        echo "paper_models: $file: export failed (see $DIR/$file.log)" >&2
-        rm -f "$DIR/$file.json.part"
-    fi
+    export_one "$file" $args || true
 done <<'EOF'
 vgg11|vision|VGG11 (vgg11)|vgg11 --batch 512
 resnet18|vision|ResNet18 (resnet18)|resnet18 --batch 512
