@@ -147,14 +147,6 @@ static inline int end_before(const State *S, int v, int p, int next)
     return p;
 }
 
-/* Last slot the copy of v produced at p is held. */
-static inline int held_end(const State *S, int v, int p)
-{
-    const ISet *P = &S->P[v];
-    int i = iset_lower(P, p + 1);
-    return end_before(S, v, p, i < P->n ? P->a[i] : S->T);
-}
-
 int state_prod_before(const State *S, int v, int t)
 {
     const ISet *P = &S->P[v];
