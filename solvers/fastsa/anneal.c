@@ -320,6 +320,12 @@ static int aim_add(const State *S, Rng *rng, int *tout)
     return u;
 }
 
+/* Value w has a unit that may run again. */
+static inline int can_rerun(const Anneal *A, const Units *U, int w)
+{
+    return U->unit_of[w] >= 0 && !(A->rule && A->rule[w] == NODE_PIN);
+}
+
 /* Most recomputations an aimed add brings along (chain_inputs). */
 #define CHAIN_MAX 3
 
@@ -340,14 +346,17 @@ static int chain_inputs(const Anneal *A, const State *S, Rng *rng, int *cu, int 
         const Unit *x = &U->u[cu[d]];
         if (!x->n_in)
             break;
-        /* an input that can run again (not a parameter, not pinned): a
-         * batch norm's one such input among its five is its convolution */
-        int w = -1, seen = 0;
-        for (int k = 0; k < x->n_in; k++) {
-            int c = x->in[k];
-            if (U->unit_of[c] >= 0 && !(A->rule && A->rule[c] == NODE_PIN) &&
-                rng_below(rng, ++seen) == 0)
-                w = c;
+        /* an input that can run again (not a parameter, not pinned), each
+         * alike: a batch norm's one such input among its five is its
+         * convolution. One draw first, the scan only when it misses (a
+         * scan on every chain cost 9 % of the mutation rate on RL3) */
+        int w = x->in[rng_below(rng, x->n_in)];
+        if (!can_rerun(A, U, w)) {
+            int seen = 0;
+            w = -1;
+            for (int k = 0; k < x->n_in; k++)
+                if (can_rerun(A, U, x->in[k]) && rng_below(rng, ++seen) == 0)
+                    w = x->in[k];
         }
         if (w < 0)
             break;
