@@ -271,33 +271,6 @@ static inline int pick_nop_in(const State *S, Rng *rng, int lo, int hi)
     return -1;
 }
 
-/* The nop slot nearest below hi, not below lo (a few slots looked at), or
- * -1. */
-static inline int nop_below(const State *S, int lo, int hi)
-{
-    if (lo < 0)
-        lo = 0;
-    for (int t = hi, k = 0; t >= lo && k < 8; t--, k++)
-        if (S->seq[t] < 0)
-            return t;
-    return -1;
-}
-
-/* A nop slot in [lo, hi] for a recomputation read at hi + 1: half the time
- * the nearest one, as late as the read allows (a copy made just before
- * its read is held the shortest, and the inputs a chain recomputes with
- * it land between the same two steps: a copy held across the peak is
- * only freed when its whole chain runs after it), else anywhere. */
-static inline int pick_nop_late(const State *S, Rng *rng, int lo, int hi)
-{
-    if (rng_below(rng, 2) == 0) {
-        int t = nop_below(S, lo, hi);
-        if (t >= 0)
-            return t;
-    }
-    return pick_nop_in(S, rng, lo, hi);
-}
-
 /* A unit and slot for an aimed add: a value read at some occupied slot r,
  * recomputed between its last production before r and r. */
 static int aim_add(const State *S, Rng *rng, int *tout)
@@ -313,17 +286,11 @@ static int aim_add(const State *S, Rng *rng, int *tout)
     if (u < 0)
         return -1;
     int a = state_prod_before(S, v, r);
-    int t = pick_nop_late(S, rng, a + 1, r - 1);
+    int t = pick_nop_in(S, rng, a + 1, r - 1);
     if (t < 0)
         return -1;
     *tout = t;
     return u;
-}
-
-/* Value w has a unit that may run again. */
-static inline int can_rerun(const Anneal *A, const Units *U, int w)
-{
-    return U->unit_of[w] >= 0 && !(A->rule && A->rule[w] == NODE_PIN);
 }
 
 /* Most recomputations an aimed add brings along (chain_inputs). */
@@ -346,26 +313,15 @@ static int chain_inputs(const Anneal *A, const State *S, Rng *rng, int *cu, int 
         const Unit *x = &U->u[cu[d]];
         if (!x->n_in)
             break;
-        /* an input that can run again (not a parameter, not pinned), each
-         * alike: a batch norm's one such input among its five is its
-         * convolution. One draw first, the scan only when it misses (a
-         * scan on every chain cost 9 % of the mutation rate on RL3) */
         int w = x->in[rng_below(rng, x->n_in)];
-        if (!can_rerun(A, U, w)) {
-            int seen = 0;
-            w = -1;
-            for (int k = 0; k < x->n_in; k++)
-                if (can_rerun(A, U, x->in[k]) && rng_below(rng, ++seen) == 0)
-                    w = x->in[k];
-        }
-        if (w < 0)
-            break;
         int uw = U->unit_of[w];
+        if (uw < 0 || (A->rule && A->rule[w] == NODE_PIN))
+            break;
         int a = state_prod_before(S, w, ct[d]);
         if (a < 0)
             break;
         int lo = a + 1 > ct[d] - 64 ? a + 1 : ct[d] - 64;
-        int t = pick_nop_late(S, rng, lo, ct[d] - 1);
+        int t = pick_nop_in(S, rng, lo, ct[d] - 1);
         if (t < 0)
             break;
         cu[d + 1] = uw;
