@@ -108,11 +108,10 @@ int cmd_solve(Args *a)
         Service *en = service_new(g);
         rc = service_tightest(en, cls, &a->opts, NULL, &ans, &lo);
         service_free(en);
+        budget = ans.budget;
     } else {
         rc = service_solve(g, cls, &a->opts, budget, NULL, &ans);
     }
-    if (tightest)
-        budget = ans.budget;
     const Plan *p = &ans.plan;
     int status = EXIT_OK;
     if (rc == ERR_OK || (rc == ERR_OVER_BUDGET && ans.has_plan)) {
