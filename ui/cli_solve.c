@@ -152,16 +152,9 @@ int cmd_solve(Args *a)
                     who, (long long)p->peak, pk, bp, c, 100 * plan_overhead(p), p->T, nrec, nrec == 1 ? "" : "s",
                     ans.secs);
             if (tightest) {
-                char b[32], l[32];
-                units_format_bytes(budget, b, sizeof b);
-                units_format_bytes(lo, l, sizeof l);
-                fprintf(stderr, "%s: tightest budget reached %s (%.1f%% of the baseline peak)%s\n", cls->name, b,
-                        100.0 * (double)budget / (double)p->baseline_peak,
-                        budget <= lo ? "; no schedule peaks lower (the peak bound), so none is tighter" : "");
-                if (budget > lo)
-                    fprintf(stderr, "%s: the peak bound says no schedule peaks below %s (%.1f%%): between the two "
-                                    "the solver fell short or the bound is loose\n",
-                            cls->name, l, 100.0 * (double)lo / (double)p->baseline_peak);
+                char say[256];
+                service_tightest_say(budget, lo, p->baseline_peak, say, sizeof say);
+                fprintf(stderr, "%s: %s\n", cls->name, say);
             }
             if (p->bound >= 0 && p->optimal) {
                 fprintf(stderr, "%s: optimal%s%s (proven by the solver)\n", cls->name,

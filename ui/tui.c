@@ -18,6 +18,7 @@
 #include "src/base/clock.h"
 #include "src/base/fileio.h"
 #include "src/replay/replay.h"
+#include "src/session/service.h"
 #include "src/base/units.h"
 #include "ui/crt.h"
 #include "ui/export_ui.h"
@@ -437,15 +438,9 @@ static Reaction answer_shown(Tui *t)
         tui_say(t, 1, "%s", s->err.msg);
     else if (t->tightest_asked && !s->tightest && s->shown == SHOWN_FINAL) {
         /* what `b min` reached, and whether the peak bound proves it */
-        int64_t lo = s->peak_bound;
-        char b[32], l[32];
-        units_format_bytes(s->have_budget, b, sizeof b);
-        units_format_bytes(lo, l, sizeof l);
-        if (s->have_budget <= lo)
-            tui_say(t, 0, "tightest budget reached %s: the peak bound, so none is tighter", b);
-        else
-            tui_say(t, 0, "tightest budget reached %s; the peak bound is %s: the solver fell short or the bound is loose",
-                    b, l);
+        char say[256];
+        service_tightest_say(s->have_budget, s->peak_bound, s->base_peak, say, sizeof say);
+        tui_say(t, 0, "%s", say);
         t->tightest_asked = 0;
     }
     return R_BODY | R_STATUS;

@@ -36,7 +36,9 @@
 /* Most nodes one insertion runs (the value and the inputs it must rerun). */
 #define REPAIR_CHAIN 8
 /* Most rounds (insertions) one repair makes. */
+#ifndef REPAIR_ROUNDS
 #define REPAIR_ROUNDS 256
+#endif
 
 typedef struct {
     int64_t peak, over;

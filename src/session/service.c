@@ -4,10 +4,12 @@
 #include "src/session/service.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/base/clock.h"
+#include "src/base/units.h"
 #include "src/base/xalloc.h"
 #include "src/plan/bound.h"
 
@@ -330,4 +332,19 @@ int service_tightest(Service *en, const SolverClass *cls, const SolverOpts *opts
     answer_done(&second);
     out->secs = clock_now() - t0;
     return out->rc;
+}
+
+void service_tightest_say(int64_t reached, int64_t lo, int64_t baseline, char *buf, size_t n)
+{
+    char b[32], l[32];
+    units_format_bytes(reached, b, sizeof b);
+    units_format_bytes(lo, l, sizeof l);
+    double pct = baseline > 0 ? 100.0 * (double)reached / (double)baseline : 0,
+           lpct = baseline > 0 ? 100.0 * (double)lo / (double)baseline : 0;
+    if (reached <= lo)
+        snprintf(buf, n, "tightest budget reached %s (%.1f%% of the baseline peak); no schedule peaks "
+                         "lower (the peak bound), so none is tighter", b, pct);
+    else
+        snprintf(buf, n, "tightest budget reached %s (%.1f%% of the baseline peak); the peak bound is %s "
+                         "(%.1f%%): the solver fell short or the bound is loose", b, pct, l, lpct);
 }

@@ -429,7 +429,7 @@ start samples/chain32.json -s chen
 check 'chain32-train \| chen \| .*final' "b min: opens"
 keys b
 type_line min
-check "tightest budget reached $cli; the peak bound is 5 B" "b min: what it reached and the bound"
+check "tightest budget reached $cli \\(37\\.1% of the baseline peak\\); the peak bound is 5 B" "b min: what it reached and the bound, as solve --budget min says it"
 check "chain32-train \| chen \| budget $cli \| peak $cli \|.*final" "b min: the slider moved to it, the plan final"
 num=$(awk '$2 == "greedy" { print $1 }' "$T/solvers")
 keys a "$num" Enter
@@ -443,7 +443,7 @@ quit "b min: q"
 # and from the command line: -b min opens on it
 start samples/chain32.json -s chen -b min
 check "chain32-train \| chen \| budget $cli \| peak $cli \|.*final" "tui -b min: opens on the tightest budget"
-check "tightest budget reached $cli; the peak bound is 5 B" "tui -b min: says what it reached"
+check "tightest budget reached $cli \\(37\\.1% of the baseline peak\\); the peak bound is 5 B" "tui -b min: says what it reached"
 quit "tui -b min: q"
 
 # ---- without a terminal: the info and the curve, as text ----------------
