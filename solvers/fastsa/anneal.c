@@ -364,6 +364,11 @@ static inline int rule_of(const Anneal *A, const State *S, int u)
     return A->rule ? A->rule[S->U->u[u].out[0]] : NODE_FREE;
 }
 
+/* Seconds between a run's offers of its best (Anneal.tick): runs last
+ * seconds on large graphs, and the explorer shows what a solve has found
+ * so far. */
+#define TICK_SECONDS 0.2
+
 long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, double h1,
                      double deadline, int stop_at_budget, long long stall, Progress *p)
 {
@@ -377,7 +382,7 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
      * the run from the graph's order at 25 % never met the budget on the
      * 1K-node joint graphs of bench_paper. An uphill step is judged by
      * its share of the current objective, as on log f. */
-    double f_ref = A->f > 0 ? A->f : 1;
+    double f_ref = A->f > 0 ? A->f : 1, next_tick = t0 + TICK_SECONDS;
     long long it;
     for (it = 0; it < n; it++) {
         if ((it & 1023) == 0) {
@@ -391,6 +396,10 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
                 frac = ft;
             temp = h0 * exp(log(h1 / h0) * frac);
             consider(A, S);
+            if (A->tick && A->best_fits && t >= next_tick) {
+                A->tick(A->tick_ctx, A, S);
+                next_tick = t + TICK_SECONDS;
+            }
             if (stop_at_budget && A->best_fits)
                 break;
             /* stalling only counts once the run has cooled halfway: a hot

@@ -42,6 +42,11 @@ typedef struct Anneal {
     long long tried;        /* mutations tried, all runs */
     double pc[2], pv[2];    /* the objective's cost^0.6 for the last two costs */
     long long since_best;   /* mutations since the best last improved */
+    /* set by the caller (anneal_init clears it): called about every
+     * 0.2 s (TICK_SECONDS) while the best fits the budget, so a search can offer
+     * a run's best before the run ends */
+    void (*tick)(void *ctx, const struct Anneal *A, const State *S);
+    void *tick_ctx;
 } Anneal;
 
 /* Bind to S's current sequence (snapshotted as the first best; from then

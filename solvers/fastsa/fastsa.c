@@ -153,7 +153,30 @@ typedef struct {
     Best best;
     long long tried;
     int runs;
+    double offered;     /* cost of the last plan offered to p's listener (-1: none) */
 } Search;
+
+/* Offer a plan within the budget to whoever shows plans while the search
+ * runs (progress_offer), when it is cheaper than the last one offered. */
+static void offer(Search *X, const int *steps, int T, double C)
+{
+    if (X->offered >= 0 && C >= X->offered)
+        return;
+    X->offered = C;
+    progress_offer(X->p, steps, T, "fastsa");
+}
+
+/* Anneal.tick: a run's best, offered while the run goes on. */
+static void offer_tick(void *ctx, const Anneal *A, const State *S)
+{
+    Search *X = ctx;
+    if (X->offered >= 0 && A->best_C >= X->offered)
+        return;
+    int T;
+    int *steps = state_decode(S, A->best_seq, &T);
+    offer(X, steps, T, A->best_C);
+    free(steps);
+}
 
 /* Mutations of one run: enough to cool through the graph's size. */
 static long long run_length(const FastSA *fs)
@@ -204,6 +227,11 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
     }
     Anneal A;
     anneal_init(&A, &S, b, fs->prm.obj, fs->prm.wall, X->s->rule);
+    /* a rung of the descent above the budget offers nothing */
+    if (b <= X->budget && X->p && X->p->offer) {
+        A.tick = offer_tick;
+        A.tick_ctx = X;
+    }
     if (h0 <= 0)
         h0 = temp0(&A);
     long long n = anneal_run(&A, &S, &X->rng, run_length(fs), h0, h0 * 1e-4, until, 0,
@@ -214,7 +242,7 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
     /* the search's own best, within the budget, is offered to whoever
      * shows plans while the search runs (progress_offer) */
     if (n >= 0 && best_offer(into, &S, &A, from) && into == &X->best && into->fits)
-        progress_offer(X->p, into->steps, into->T, "fastsa");
+        offer(X, into->steps, into->T, into->C);
     anneal_done(&A);
     state_done(&S);
     return n < 0 ? -1 : 0;
@@ -258,7 +286,7 @@ static void repair_best(Search *X, int full)
                         .C = sm.cost, .from = RUN_REPAIR};
             steps = NULL;
             if (b->fits)
-                progress_offer(X->p, b->steps, b->T, "fastsa");
+                offer(X, b->steps, b->T, b->C);
         }
         sim_done(&sm);
     }
@@ -415,7 +443,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     FastSA *fs = s->state;
     const Params *prm = &fs->prm;
     const Graph *g = s->g;
-    Search X = {.s = s, .budget = budget, .p = p};
+    Search X = {.s = s, .budget = budget, .p = p, .offered = -1};
     double t0 = clock_now();
     X.deadline = t0 + time_limit;
     /* no budget: the cheapest plan that peaks no higher than the graph's

@@ -12,6 +12,7 @@
 #include "solvers/fastsa/state.h"
 #include "solvers/fastsa/anneal.h"
 #include "src/graph/transform.h"
+#include "src/base/clock.h"
 
 static unsigned rnd(unsigned *s)
 {
@@ -687,6 +688,85 @@ static void test_cancel(void **state TU_UNUSED)
     tu_end(g, s, &p, NULL);
 }
 
+static void count_tick(void *ctx, const Anneal *A, const State *S)
+{
+    (void)S;
+    assert_true(A->best_fits);
+    ++*(int *)ctx;
+}
+
+/* A run calls its tick about every 0.2 s while its best fits the budget
+ * (so a search can offer that best before the run ends), and never while
+ * it does not. Time bounds the run, not mutations, so a busy machine only
+ * makes fewer mutations between the ticks. */
+static void test_anneal_ticks(void **state TU_UNUSED)
+{
+    unsigned seed = 5;
+    for (int fits = 0; fits < 2; fits++) {
+        Units U;
+        State S;
+        Graph *g = random_state(&seed, 1, 2, &U, &S);
+        Anneal A;
+        anneal_init(&A, &S, fits ? INT64_MAX / 8 : 0, OBJ_ELU, 10, NULL);
+        int ticks = 0;
+        A.tick = count_tick;
+        A.tick_ctx = &ticks;
+        Rng rng = {7};
+        anneal_run(&A, &S, &rng, 1LL << 50, 1, 1e-4, clock_now() + 0.7, 0, 0, NULL);
+        if (fits)
+            assert_true(ticks >= 2);
+        else
+            assert_int_equal(ticks, 0);
+        anneal_done(&A);
+        state_done(&S);
+        units_done(&U);
+        graph_free(g);
+    }
+}
+
+typedef struct {
+    const Graph *g;
+    int64_t budget;
+    int n;
+    double last;
+} Offers;
+
+static void on_offer(void *ctx, const int *steps, int T, const char *origin)
+{
+    Offers *o = ctx;
+    double c;
+    int64_t pk = tu_check_peak(o->g, steps, T, &c);
+    assert_string_equal(origin, "fastsa");
+    assert_true(pk >= 0 && pk <= o->budget);
+    if (o->n > 0 && !(c < o->last))
+        fail_msg("offer %d costs %g, not below the one before (%g)", o->n + 1, c, o->last);
+    o->last = c;
+    o->n++;
+}
+
+/* What a search offers while it runs: valid plans within the budget, each
+ * cheaper than the one before, and the answer no dearer than the last. */
+static void test_offers_improve(void **state TU_UNUSED)
+{
+    Graph *g = tu_chain_training("f", 0, 48);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
+    const char *opts[] = {"time_limit=1", "seed=2", NULL};
+    Solver *s = tu_solver(g, "fastsa", opts);
+    Offers o = {.g = g, .budget = lo + (bp - lo) / 4};
+    Progress pr;
+    progress_init(&pr);
+    pr.offer = on_offer;
+    pr.offer_ctx = &o;
+    Err e;
+    err_clear(&e);
+    Plan p;
+    plan_init(&p);
+    assert_int_equal(solver_plan(s, o.budget, NULL, &p, &pr, &e), ERR_OK);
+    double c = tu_check_within(g, &p, o.budget);
+    assert_true(o.n >= 1 && c <= o.last);
+    tu_end(g, s, &p, NULL);
+}
+
 static void test_bad_options(void **state TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -720,4 +800,6 @@ TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_resolve_is_quick)
         TU_TEST(test_random_plans)
         TU_TEST(test_cancel)
+        TU_TEST(test_anneal_ticks)
+        TU_TEST(test_offers_improve)
         TU_TEST(test_bad_options))
