@@ -1,4 +1,4 @@
-/* repair.c — lower a schedule's peak by running again what the peak holds.
+/* repair.c — lower a schedule's peak by freeing what the peak holds.
  *
  * An annealed schedule can end above its budget for want of one move the
  * search rarely draws: on regnet_y_400mf at 25 % (unit costs) the peak is
@@ -13,9 +13,12 @@
  * (sim.h), so the value leaves every step between. The rerun needs its
  * inputs at that point: an input whose copy is still held there is read
  * as it is, an input released by then runs again too (first), and so on
- * up the graph within a chain of REPAIR_CHAIN nodes. Each such insertion,
- * for each of the largest candidates, is simulated whole, and the best one
- * taken: the lowest peak, then the least memory above the limit (so a
+ * up the graph within a chain of REPAIR_CHAIN nodes. The other move
+ * frees the value without a rerun: the steps that read it after the peak
+ * move up, in their order, to just after its last read before (a value
+ * held only for a late, cheap reader, such as a gradient tuple kept for
+ * the getitem of a weight's gradient). Each move, for each of the largest
+ * candidates, is simulated whole, and the best one taken: the lowest peak, then the least memory above the limit (so a
  * plateau of steps at the peak is worn down a step at a time), then the
  * lowest cost. Rounds go on while one helps.
  *
@@ -33,12 +36,10 @@
 
 /* The largest held values tried at each round's peak. */
 #define REPAIR_CANDIDATES 12
-/* Most nodes one insertion runs (the value and the inputs it must rerun). */
+/* Most nodes one rerun runs (the value and the inputs it must rerun). */
 #define REPAIR_CHAIN 8
-/* Most rounds (insertions) one repair makes. */
-#ifndef REPAIR_ROUNDS
+/* Most rounds (moves) one repair makes. */
 #define REPAIR_ROUNDS 256
-#endif
 
 typedef struct {
     int64_t peak, over;

@@ -1,4 +1,4 @@
-/* repair.h — lower a schedule's peak by running again what the peak holds. */
+/* repair.h — lower a schedule's peak by freeing what the peak holds. */
 #ifndef REMAT_REPAIR_H
 #define REMAT_REPAIR_H
 
@@ -7,14 +7,16 @@
 #include "src/graph/graph.h"
 
 /* While the schedule's peak is above limit: of the values held across the
- * peak step but not read there, run one again just before its next read
- * (with the inputs it needs that are no longer held there), the one whose
- * schedule has the lowest peak, then the least memory above limit. Stops
- * at the limit, when no insertion lowers either, or when the work
- * allowance (simulated steps and edges) is spent. *steps is reallocated
- * as it grows (*T with it); an invalid schedule is left as it is.
- * rule (NULL: none) is the solver's pin/force per node: a pinned node
- * never runs again. Returns the insertions made. */
+ * peak step but not read there, free one, by running it again just before
+ * its next read (with the inputs it needs that are no longer held there)
+ * or by moving the steps that read it after the peak up to just after its
+ * last read before; of those moves, the one whose schedule has the lowest
+ * peak, then the least memory above limit, then the lowest cost. Stops at
+ * the limit, when no move lowers the peak or the memory above limit, or
+ * when the work allowance (simulated steps and edges) is spent. *steps is
+ * reallocated as it grows (*T with it); an invalid schedule is left as it
+ * is. rule (NULL: none) is the solver's pin/force per node: a pinned node
+ * never runs again. Returns the moves made. */
 int plan_repair(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
                 int64_t work);
 
