@@ -16,10 +16,10 @@
  * up the graph within a chain of REPAIR_CHAIN nodes. The other move
  * frees the value without a rerun: the steps that read it after the peak
  * move up, in their order, to just after its last read before (a value
- * held only for a late, cheap reader, such as a gradient tuple kept for
- * the getitem of a weight's gradient). Each move, for each of the largest
- * candidates, is simulated whole, and the best one taken: the lowest peak, then the least memory above the limit (so a
- * plateau of steps at the peak is worn down a step at a time), then the
+ * held only for readers whose other inputs are ready early). Each move,
+ * for each of the largest candidates, is simulated whole, and the best
+ * one taken: the lowest peak, then the least memory above the limit (so
+ * a plateau of steps at the peak is worn down a step at a time), then the
  * lowest cost. Rounds go on while one helps.
  *
  * The schedules it makes are dearer than they need be (a chain keeps its
@@ -130,9 +130,10 @@ static int reads(const Graph *g, int w, int v)
 
 /* The schedule with the steps that read lv's copy after the peak step p
  * moved (in their order) to just after its last use before p, into out[];
- * returns its length, 0 when nothing moves. A value held only for a late
- * reader (a batch norm's gradient tuple kept for the getitem of its
- * weight's gradient, on regnet at 25 %) leaves the peak at no cost. */
+ * returns its length, 0 when nothing moves. A value held only for late
+ * readers whose other inputs are there early leaves the peak at no cost;
+ * where they are not, the schedule is invalid or holds those inputs
+ * longer, and the simulation says so. */
 static int hoist(const Graph *g, const int *steps, int T, int p, const LiveValue *lv, int *out)
 {
     int v = lv->node, a = lv->produced_at;
