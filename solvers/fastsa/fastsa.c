@@ -78,6 +78,7 @@ typedef struct {
     int64_t M;
     double C;
     int from;           /* the run that made it (RUN_* + index) */
+    int repaired;       /* repair_best could not lower this plan's peak */
 } Best;
 
 /* Keep the run's best in *b when it beats it; 1 when it did. */
@@ -95,6 +96,7 @@ static int best_offer(Best *b, const State *S, const Anneal *A, int from)
     b->M = A->best_M;
     b->C = A->best_C;
     b->from = from;
+    b->repaired = 0;
     return 1;
 }
 
@@ -265,12 +267,16 @@ static int run_plain(Search *X, int id, const int *order, int L, double h0, doub
  * reheats then anneal the repaired plan's cost. The annealing's moves
  * seldom free a value whose rerun needs a chain of nodes (regnet_y_400mf
  * at 25 %, unit costs: the runs ended at 29.9 % of the baseline, the
- * repair takes them to 25.1 %). A plan within the budget is left alone. */
+ * repair takes them to 25.1 %). A plan within the budget is left alone,
+ * and so is one the repair could not lower (the repair is deterministic:
+ * at the end of a search whose reheats found nothing better, or of a
+ * re-solve, which has none, it would only fail again). */
 static void repair_best(Search *X, int full)
 {
     Best *b = &X->best;
-    if (!b->steps || b->fits)
+    if (!b->steps || b->fits || b->repaired)
         return;
+    b->repaired = 1;
     int T = b->T, *steps = xmallocarray((size_t)T, sizeof *steps);
     memcpy(steps, b->steps, (size_t)T * sizeof *steps);
     const Graph *g = X->s->g;
