@@ -28,25 +28,36 @@ static void assert_sched(const Graph *g, const int *s, int T, const char *const 
             fail_msg("step %d: %s, wanted %s", t, g->nodes[s[t]].id, want[t]);
 }
 
-/* A (10) is read by B, then held through C and D (the peak, 16) for E;
- * run again before E, the peak is E's 12. */
-static void test_rerun_frees_held_value(void **st TU_UNUSED)
+/* The graph of spec run in order (peak 16), repaired to a limit of 12 in
+ * one move: exactly the schedule want, peaking at 12 and costing cost
+ * (unit node costs). */
+static void repairs_to(const char *spec, const char *const *order, int n, const char *const *want,
+                       int nwant, double cost)
 {
-    Graph *g = tu_graph("A=10; B=1:A; C=5:B; D=1:C; E=1:A,D");
-    const char *order[] = {"A", "B", "C", "D", "E"};
-    int T = 5, *s = sched(g, order, T);
+    Graph *g = tu_graph(spec);
+    int T = n, *s = sched(g, order, T);
     double c;
     assert_int_equal(tu_check_peak(g, s, T, &c), 16);
     assert_int_equal(plan_repair(g, &s, &T, 12, NULL, 1 << 20), 1);
-    const char *want[] = {"A", "B", "C", "D", "A", "E"};
-    assert_sched(g, s, T, want, 6);
+    assert_sched(g, s, T, want, nwant);
     assert_int_equal(tu_check_peak(g, s, T, &c), 12);
-    assert_true(c == 6);
+    assert_true(c == cost);
     free(s);
+    graph_free(g);
+}
 
-    /* pinned, A cannot run again: nothing changes */
-    T = 5;
-    s = sched(g, order, T);
+/* A (10) is read by B, then held through C and D (the peak, 16) for E;
+ * run again before E, the peak is E's 12. Pinned, A cannot run again:
+ * nothing changes. */
+static void test_rerun_frees_held_value(void **st TU_UNUSED)
+{
+    const char *spec = "A=10; B=1:A; C=5:B; D=1:C; E=1:A,D";
+    const char *order[] = {"A", "B", "C", "D", "E"};
+    const char *want[] = {"A", "B", "C", "D", "A", "E"};
+    repairs_to(spec, order, 5, want, 6, 6);
+
+    Graph *g = tu_graph(spec);
+    int T = 5, *s = sched(g, order, T);
     unsigned char rule[5] = {0};
     rule[graph_find(g, "A")] = NODE_PIN;
     assert_int_equal(plan_repair(g, &s, &T, 12, rule, 1 << 20), 0);
@@ -59,17 +70,9 @@ static void test_rerun_frees_held_value(void **st TU_UNUSED)
  * first: the chain A, B goes in before F. */
 static void test_rerun_brings_its_inputs(void **st TU_UNUSED)
 {
-    Graph *g = tu_graph("A=1; B=10:A; C=1:B; D=5:C; E=1:D; F=1:B,E");
     const char *order[] = {"A", "B", "C", "D", "E", "F"};
-    int T = 6, *s = sched(g, order, T);
-    double c;
-    assert_int_equal(tu_check_peak(g, s, T, &c), 16);
-    assert_int_equal(plan_repair(g, &s, &T, 12, NULL, 1 << 20), 1);
     const char *want[] = {"A", "B", "C", "D", "E", "A", "B", "F"};
-    assert_sched(g, s, T, want, 8);
-    assert_int_equal(tu_check_peak(g, s, T, &c), 12);
-    free(s);
-    graph_free(g);
+    repairs_to("A=1; B=10:A; C=1:B; D=5:C; E=1:D; F=1:B,E", order, 6, want, 8, 8);
 }
 
 /* A (10) is held only for S, a reader whose other inputs are all there
@@ -77,18 +80,9 @@ static void test_rerun_brings_its_inputs(void **st TU_UNUSED)
  * meets 12 as the rerun would, at no cost, so it is the one taken. */
 static void test_late_reader_moves_up(void **st TU_UNUSED)
 {
-    Graph *g = tu_graph("A=10; B=1:A; C=5:B; D=1:C; S=1:A; E=1:D,S");
     const char *order[] = {"A", "B", "C", "D", "S", "E"};
-    int T = 6, *s = sched(g, order, T);
-    double c;
-    assert_int_equal(tu_check_peak(g, s, T, &c), 16);
-    assert_int_equal(plan_repair(g, &s, &T, 12, NULL, 1 << 20), 1);
     const char *want[] = {"A", "B", "S", "C", "D", "E"};
-    assert_sched(g, s, T, want, 6);
-    assert_int_equal(tu_check_peak(g, s, T, &c), 12);
-    assert_true(c == 6);
-    free(s);
-    graph_free(g);
+    repairs_to("A=10; B=1:A; C=5:B; D=1:C; S=1:A; E=1:D,S", order, 6, want, 6, 6);
 }
 
 /* Within the limit already, or invalid: left as it is. */
