@@ -221,3 +221,143 @@ int plan_repair(const Graph *g, int **steps, int *T, int64_t limit, const unsign
     free(mark);
     return made;
 }
+
+/* The deep rerun (plan_rerun_deep): the largest held values tried, and
+ * the positions after the peak where each one's rerun may go. */
+#define DEEP_CANDIDATES 4
+#define DEEP_POSITIONS 32
+
+/* The schedule with v made again before step q (pk < q <= T) into out[]:
+ * the steps of (pk, q) that do not depend on v's old copy stay, then every
+ * step up to v's production p whose node v depends on (R: the same runs in
+ * the same order, valid as the prefix was), then the steps of (pk, q) that
+ * depend on v, then the rest. anc marks v and its ancestors; dep (per
+ * node) and late (per step) are scratch. Returns the length. */
+static int deep_at(const Graph *g, const int *steps, int T, int pk, int p, int v, int q,
+                   const unsigned char *anc, unsigned char *dep, unsigned char *late, int *out)
+{
+    dep[v] = 1;
+    for (int t = pk + 1; t < q; t++) {
+        int x = steps[t], d = 0;
+        for (int j = g->in_off[x]; j < g->in_off[x + 1] && !d; j++)
+            d = dep[g->in_idx[j]];
+        late[t] = (unsigned char)d;
+        dep[x] = (unsigned char)(d || x == v);
+    }
+    /* clear the marks for the next position */
+    dep[v] = 0;
+    for (int t = pk + 1; t < q; t++)
+        dep[steps[t]] = 0;
+    int k = pk + 1;
+    memcpy(out, steps, (size_t)k * sizeof *out);
+    for (int t = pk + 1; t < q; t++)
+        if (!late[t])
+            out[k++] = steps[t];
+    for (int t = 0; t <= p; t++)
+        if (anc[steps[t]])
+            out[k++] = steps[t];
+    for (int t = pk + 1; t < q; t++)
+        if (late[t])
+            out[k++] = steps[t];
+    memcpy(out + k, steps + q, (size_t)(T - q) * sizeof *out);
+    return k + T - q;
+}
+
+/* Marks v and every node it depends on (not the graph's inputs) in anc;
+ * 0 when one of them is pinned (rule), which a replay would run again. */
+static int mark_ancestors(const Graph *g, int v, const unsigned char *rule, unsigned char *anc,
+                          int *stack)
+{
+    int n = 0, ok = 1;
+    anc[v] = 1;
+    stack[n++] = v;
+    while (n > 0) {
+        int x = stack[--n];
+        if (rule && rule[x] == NODE_PIN)
+            ok = 0;
+        for (int j = g->in_off[x]; j < g->in_off[x + 1]; j++) {
+            int u = g->in_idx[j];
+            if (!anc[u] && g->nodes[u].phase != PHASE_INPUT) {
+                anc[u] = 1;
+                stack[n++] = u;
+            }
+        }
+    }
+    return ok;
+}
+
+int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
+                    int64_t work)
+{
+    Sim s;
+    Score sc;
+    if (!simulate(g, *steps, *T, limit, &sc, &s))
+        return 0;
+    if (sc.peak <= limit) {
+        sim_done(&s);
+        return 0;
+    }
+    int pk = s.peak_step, n = *T;
+    LiveValue *live = NULL;
+    int nl = sim_live_at(g, *steps, &s, pk, &live);
+    sim_done(&s);
+    unsigned char *anc = xcalloc((size_t)g->n, 1), *dep = xcalloc((size_t)g->n, 1);
+    unsigned char *late = xcalloc((size_t)n, 1);
+    int *stack = xmallocarray((size_t)g->n, sizeof *stack);
+    /* a replay runs each step of the prefix at most once more */
+    int *buf = xmallocarray((size_t)2 * n, sizeof *buf), *best = xmallocarray((size_t)2 * n, sizeof *best);
+    Score top = {0};
+    int best_T = 0, first = -1;
+    for (int i = 0; i < nl && first < 0; i++)
+        if (live[i].reason == LIVE_HELD && live[i].next_read >= 0 && live[i].produced_at >= 0)
+            first = i;
+    int fits = 0;
+    for (int i = 0; i < nl; i++)
+        fits += live[i].reason == LIVE_HELD && live[i].next_read >= 0 && live[i].produced_at >= 0 &&
+                sc.peak - live[i].size <= limit;
+    if (fits)
+        first = -1;
+    for (int i = 0, tried = 0; i < nl && tried < DEEP_CANDIDATES && work > 0; i++) {
+        const LiveValue *lv = &live[i];
+        /* a value whose release alone takes the peak step under the
+         * limit (the largest when none does): freeing a smaller one only
+         * moves the peak a little, which the annealing does as well */
+        if (lv->reason != LIVE_HELD || lv->next_read < 0 || lv->produced_at < 0 ||
+            (sc.peak - lv->size > limit && i != first))
+            continue;
+        tried++;
+        memset(anc, 0, (size_t)g->n);
+        if (!mark_ancestors(g, lv->node, rule, anc, stack))
+            continue;
+        for (int j = 0; j < DEEP_POSITIONS; j++) {
+            /* positions from just after the peak to the end, evenly */
+            int q = pk + 1 + (int)((int64_t)(n - pk - 1) * j / (DEEP_POSITIONS - 1));
+            if (j > 0 && q == pk + 1 + (int)((int64_t)(n - pk - 1) * (j - 1) / (DEEP_POSITIONS - 1)))
+                continue;
+            int nt = deep_at(g, *steps, n, pk, lv->produced_at, lv->node, q, anc, dep, late, buf);
+            Score x;
+            work -= nt + g->n_edges;
+            if (simulate(g, buf, nt, limit, &x, NULL) && (!best_T || score_less(x, top))) {
+                top = x;
+                best_T = nt;
+                int *t = best;
+                best = buf;
+                buf = t;
+            }
+        }
+    }
+    if (best_T) {
+        *steps = xreallocarray(*steps, (size_t)best_T, sizeof **steps);
+        memcpy(*steps, best, (size_t)best_T * sizeof *best);
+        *T = best_T;
+        plan_repair(g, steps, T, limit, rule, work);
+    }
+    free(live);
+    free(anc);
+    free(dep);
+    free(late);
+    free(stack);
+    free(buf);
+    free(best);
+    return best_T > 0;
+}

@@ -20,4 +20,18 @@
 int plan_repair(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
                 int64_t work);
 
+/* A start for a search that plan_repair leaves above limit, where a value
+ * held across the peak cannot be made again from what is still held (its
+ * inputs are gone: a gradient whose rerun needs the backward from the
+ * loss run again). One of the largest such values is made again after
+ * the peak from scratch: the steps it depends on, up to its production,
+ * replayed in their order, placed where the schedule so made peaks lowest
+ * (the steps after the peak that need the value move after the replay);
+ * then plan_repair. The schedule is far dearer, and its peak may be
+ * higher than before (the replay runs beside what is held after the
+ * peak): it is a start for annealing, not an answer. Returns 1 when
+ * *steps was replaced. */
+int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
+                    int64_t work);
+
 #endif

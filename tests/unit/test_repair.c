@@ -3,8 +3,9 @@
  * rerun that needs its input run again, a late reader moved up), keeps
  * pins, leaves invalid schedules alone; on generated graphs its results
  * are valid and never peak higher, each re-checked by testutil's
- * independent simulator; and FastSA's search ends within a budget its
- * annealing alone does not reach. */
+ * independent simulator; FastSA's search ends within a budget its
+ * annealing alone does not reach; and plan_rerun_deep makes again from
+ * scratch a value whose rerun is too long for the repair. */
 #include "tests/unit/testutil.h"
 
 #include "src/base/xalloc.h"
@@ -155,9 +156,96 @@ static void test_fastsa_repairs_its_best(void **st TU_UNUSED)
     graph_free(g);
 }
 
+/* G (10) is held across C and D (the peak, 16) for E, and the nine nodes
+ * it is made from are gone by then: too long a chain for plan_repair (cut
+ * at its eight nodes, the rerun would read A2's first copy, 7, and hold it
+ * across the peak), and E cannot move up past D. plan_rerun_deep replays A1..A9 and G after D
+ * (the position where the schedule peaks lowest: before D, C would be
+ * held beside them): peak 12, cost 24. Pinned, A1 cannot run again, and
+ * nothing changes. */
+#define DEEP_SPEC "A1; A2=7:A1; A3:A2; A4:A3; A5:A4; A6:A5; A7:A6; A8:A7; A9:A8; G=10:A9; " \
+                  "B:G; C=5:B; D:C; E:G,D"
+static void test_deep_rerun(void **st TU_UNUSED)
+{
+    Graph *g = tu_graph(DEEP_SPEC);
+    const char *order[] = {"A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "G", "B", "C", "D", "E"};
+    const char *want[] = {"A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "G", "B", "C", "D",
+                          "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "G", "E"};
+    int T = 14, *s = sched(g, order, T);
+    double c;
+    assert_int_equal(tu_check_peak(g, s, T, &c), 16);
+    assert_int_equal(plan_repair(g, &s, &T, 12, NULL, 1 << 20), 0);
+    assert_int_equal(plan_rerun_deep(g, &s, &T, 12, NULL, 1 << 20), 1);
+    assert_sched(g, s, T, want, 24);
+    assert_int_equal(tu_check_peak(g, s, T, &c), 12);
+    assert_true(c == 24);
+    free(s);
+
+    T = 14;
+    s = sched(g, order, T);
+    unsigned char *rule = xcalloc((size_t)g->n, 1);
+    rule[graph_find(g, "A1")] = NODE_PIN;
+    assert_int_equal(plan_rerun_deep(g, &s, &T, 12, rule, 1 << 20), 0);
+    assert_sched(g, s, T, order, 14);
+    free(rule);
+    free(s);
+    graph_free(g);
+}
+
+/* On generated graphs, from the graph's order at limits below its peak:
+ * whenever plan_rerun_deep replaces a schedule, the new one is valid (the
+ * independent simulator re-checks it). */
+static void test_deep_rerun_valid(void **st TU_UNUSED)
+{
+    const char *kinds[] = {"chain", "resnet", "transformer", "random"};
+    int made = 0;
+    for (int k = 0; k < 4; k++)
+        for (int seed = 1; seed <= 3; seed++) {
+            Graph *g = gen_training(kinds[k], 10, (unsigned)(seed + 10 * k));
+            int64_t bp, lo = graph_min_peak(g, NULL);
+            double bc;
+            sim_baseline(g, &bp, &bc);
+            for (int f = 0; f < 3; f++) {
+                int64_t limit = lo + (bp - lo) * f / 4;
+                int T, *s = sim_baseline_order(g, &T);
+                double c;
+                int got = plan_rerun_deep(g, &s, &T, limit, NULL, 1 << 24);
+                assert_true(tu_check_peak(g, s, T, &c) >= 0);
+                made += got;
+                free(s);
+            }
+            graph_free(g);
+        }
+    assert_true(made > 0);
+}
+
+/* FastSA with one mutation a run: its best is the graph's order, which
+ * the repair cannot lower; the runs after it start from the deep rerun's
+ * schedule, which fits, and that is the answer. */
+static void test_fastsa_deep_start(void **st TU_UNUSED)
+{
+    Graph *g = tu_graph(DEEP_SPEC);
+    const char *opts[] = {"iters=1", "grouping=off", "descent=off", "seeds=none", "restarts=1", NULL};
+    Solver *sv = tu_solver(g, "fastsa", opts);
+    Plan p;
+    assert_int_equal(tu_plan(sv, 12, NULL, &p), ERR_OK);
+    assert_int_equal(tu_check_within(g, &p, 12), 24);
+    Overlay o;
+    tu_describe(sv, &o);
+    if (!strstr(o.title, "made again from scratch"))
+        fail_msg("describe: %s", o.title);
+    overlay_done(&o);
+    plan_done(&p);
+    solver_free(sv);
+    graph_free(g);
+}
+
 TU_MAIN(TU_TEST(test_rerun_frees_held_value)
         TU_TEST(test_rerun_brings_its_inputs)
         TU_TEST(test_late_reader_moves_up)
         TU_TEST(test_left_alone)
         TU_TEST(test_generated_never_worse)
-        TU_TEST(test_fastsa_repairs_its_best))
+        TU_TEST(test_fastsa_repairs_its_best)
+        TU_TEST(test_deep_rerun)
+        TU_TEST(test_deep_rerun_valid)
+        TU_TEST(test_fastsa_deep_start))
