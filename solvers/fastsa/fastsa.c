@@ -14,9 +14,12 @@
  *     apply) and, on a re-solve, from the previous plan;
  *  5. the time left: fresh descents (or runs from the graph's order) and
  *     reheated runs from the best plan so far, in turn, until two in a row
- *     bring no improvement; while the best is over a budget that the peak
- *     bound allows, and its peak repaired, runs from the best with its
- *     peak's value made again from scratch (deep_start) instead.
+ *     bring no improvement.
+ * Where the best is still over a budget that the peak bound allows after
+ * 1, 2 and 4, and the repair cannot bring it within, a run from the best
+ * with its peak's value made again from scratch (deep_start) takes half
+ * the descent's time, and such runs replace the reheats while no plan
+ * fits.
  * Every run keeps lowering the cost once the budget is met, until its
  * iterations or time run out or its best stops improving (stall=).
  */
@@ -531,14 +534,32 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         rc = run_plain(&X, RUN_ORDER, order, L, 0, NEXT_UNTIL(1));
         done++;
     }
+    /* a best still over the budget here, that the repair cannot bring
+     * within it either, may need a value made again from scratch: the run
+     * from that start takes half the descent's time (on regnet_y_400mf at
+     * 25 % it needs seconds to meet the budget, more than the reheats'
+     * fifth of the time, on a loaded machine); the descent still runs, so
+     * a budget it can meet cheaply is met as before */
+    int deepT = 0, *deep = NULL;
+    if (ladder && rc == 0 && !X.best.fits) {
+        repair_best(&X, full);
+        deep = deep_start(&X, &deepT);
+    }
+    double ladder_share = LADDER_SHARE;
+    if (deep && rc == 0) {
+        rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));
+        done += LADDER_SHARE / 2;
+        ladder_share -= LADDER_SHARE / 2;
+    }
     if (ladder && rc == 0) {
-        rc = run_ladder(&X, RUN_LADDER, order, L, NEXT_UNTIL(LADDER_SHARE));
-        done += LADDER_SHARE;
+        rc = run_ladder(&X, RUN_LADDER, order, L, NEXT_UNTIL(ladder_share));
+        done += ladder_share;
     }
 #undef NEXT_UNTIL
     if (rc == 0)
         repair_best(&X, full);
-    int deepT = 0, *deep = full && rc == 0 ? deep_start(&X, &deepT) : NULL;
+    if (!deep && full && rc == 0)
+        deep = deep_start(&X, &deepT);
     /* the time left: a fresh descent (or, where there is none, a fresh run
      * from the graph's order: runs differ a lot by their random stream, so
      * the best of several beats one long run), then a cooler reheat from
@@ -556,7 +577,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         if (until > X.deadline)
             until = X.deadline;
         if (deep && !X.best.fits) {
-            rc = run_plain(&X, RUN_DEEP + RUN_SPAN * k, deep, deepT, 0, until);
+            rc = run_plain(&X, RUN_DEEP + RUN_SPAN * (k + 1), deep, deepT, 0, until);
         } else if (k % 2 == 1 && ladder) {
             rc = run_ladder(&X, RUN_MORE + k, order, L, until);
         } else if (k % 2 == 1) {
