@@ -558,8 +558,15 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
 #undef NEXT_UNTIL
     if (rc == 0)
         repair_best(&X, full);
-    if (!deep && full && rc == 0)
-        deep = deep_start(&X, &deepT);
+    /* from the best so far: the descent may have brought one nearer */
+    if (full && rc == 0 && !X.best.fits) {
+        int nT = 0, *nd = deep_start(&X, &nT);
+        if (nd) {
+            free(deep);
+            deep = nd;
+            deepT = nT;
+        }
+    }
     /* the time left: a fresh descent (or, where there is none, a fresh run
      * from the graph's order: runs differ a lot by their random stream, so
      * the best of several beats one long run), then a cooler reheat from
