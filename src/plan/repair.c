@@ -293,7 +293,9 @@ int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const un
     Score sc;
     if (!simulate(g, *steps, *T, limit, &sc, &s))
         return 0;
-    if (sc.peak <= limit) {
+    /* within the limit, or an empty schedule whose resident inputs alone
+     * are over it (no peak step) */
+    if (sc.peak <= limit || s.peak_step < 0) {
         sim_done(&s);
         return 0;
     }

@@ -190,6 +190,16 @@ static void test_deep_rerun(void **st TU_UNUSED)
     free(rule);
     free(s);
     graph_free(g);
+
+    /* nothing runs, and the resident input alone is over the limit: no
+     * peak step to free anything at */
+    g = tu_graph("!x=5");
+    T = 0;
+    s = xmallocarray(1, sizeof *s);
+    assert_int_equal(plan_rerun_deep(g, &s, &T, 1, NULL, 1 << 20), 0);
+    assert_int_equal(T, 0);
+    free(s);
+    graph_free(g);
 }
 
 /* On generated graphs, from the graph's order at limits below its peak:
