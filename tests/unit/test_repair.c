@@ -103,37 +103,56 @@ static void test_left_alone(void **st TU_UNUSED)
     graph_free(g);
 }
 
-/* Generated training graphs, from the graph's order, at limits from the
- * peak bound up: every result is valid, peaks no higher than before, and
- * lower wherever an insertion was made and the limit is not met by a
- * plateau's wearing down alone; some limits are met that were not. */
-static void test_generated_never_worse(void **st TU_UNUSED)
+/* Generated training graphs (four kinds, three seeds each), each at nf
+ * limits from its peak bound up (the f-th a quarter of the way further
+ * toward its baseline peak), handed to fn with the graph's order. */
+typedef void (*OnSchedule)(const Graph *g, int **s, int *T, int64_t limit, void *ctx);
+
+static void each_generated(int nf, OnSchedule fn, void *ctx)
 {
     const char *kinds[] = {"chain", "resnet", "transformer", "random"};
-    int made = 0, met = 0;
     for (int k = 0; k < 4; k++)
         for (int seed = 1; seed <= 3; seed++) {
             Graph *g = gen_training(kinds[k], 10, (unsigned)(seed + 10 * k));
             int64_t bp, lo = graph_min_peak(g, NULL);
             double bc;
             sim_baseline(g, &bp, &bc);
-            for (int f = 0; f < 4; f++) {
-                int64_t limit = lo + (bp - lo) * f / 4;
+            for (int f = 0; f < nf; f++) {
                 int T, *s = sim_baseline_order(g, &T);
-                double c0, c1;
-                int64_t p0 = tu_check_peak(g, s, T, &c0);
-                int got = plan_repair(g, &s, &T, limit, NULL, 1 << 24);
-                int64_t p1 = tu_check_peak(g, s, T, &c1);
-                assert_true(p1 >= 0 && p1 <= p0);
-                if (!got)
-                    assert_true(p1 == p0 && c1 == c0);
-                made += got > 0;
-                met += p0 > limit && p1 <= limit;
+                fn(g, &s, &T, lo + (bp - lo) * f / 4, ctx);
                 free(s);
             }
             graph_free(g);
         }
-    assert_true(made > 0 && met > 0);
+}
+
+typedef struct {
+    int made, met;
+} Counts;
+
+static void repair_one(const Graph *g, int **s, int *T, int64_t limit, void *ctx)
+{
+    Counts *n = ctx;
+    double c0, c1;
+    int64_t p0 = tu_check_peak(g, *s, *T, &c0);
+    int got = plan_repair(g, s, T, limit, NULL, 1 << 24);
+    int64_t p1 = tu_check_peak(g, *s, *T, &c1);
+    assert_true(p1 >= 0 && p1 <= p0);
+    if (!got)
+        assert_true(p1 == p0 && c1 == c0);
+    n->made += got > 0;
+    n->met += p0 > limit && p1 <= limit;
+}
+
+/* Generated training graphs, from the graph's order, at limits from the
+ * peak bound up: every result is valid, peaks no higher than before, and
+ * lower wherever an insertion was made and the limit is not met by a
+ * plateau's wearing down alone; some limits are met that were not. */
+static void test_generated_never_worse(void **st TU_UNUSED)
+{
+    Counts n = {0};
+    each_generated(4, repair_one, &n);
+    assert_true(n.made > 0 && n.met > 0);
 }
 
 /* FastSA with one mutation a run cannot anneal: its best is the graph's
@@ -202,31 +221,22 @@ static void test_deep_rerun(void **st TU_UNUSED)
     graph_free(g);
 }
 
+static void deep_one(const Graph *g, int **s, int *T, int64_t limit, void *ctx)
+{
+    Counts *n = ctx;
+    double c;
+    n->made += plan_rerun_deep(g, s, T, limit, NULL, 1 << 24);
+    assert_true(tu_check_peak(g, *s, *T, &c) >= 0);
+}
+
 /* On generated graphs, from the graph's order at limits below its peak:
  * whenever plan_rerun_deep replaces a schedule, the new one is valid (the
  * independent simulator re-checks it). */
 static void test_deep_rerun_valid(void **st TU_UNUSED)
 {
-    const char *kinds[] = {"chain", "resnet", "transformer", "random"};
-    int made = 0;
-    for (int k = 0; k < 4; k++)
-        for (int seed = 1; seed <= 3; seed++) {
-            Graph *g = gen_training(kinds[k], 10, (unsigned)(seed + 10 * k));
-            int64_t bp, lo = graph_min_peak(g, NULL);
-            double bc;
-            sim_baseline(g, &bp, &bc);
-            for (int f = 0; f < 3; f++) {
-                int64_t limit = lo + (bp - lo) * f / 4;
-                int T, *s = sim_baseline_order(g, &T);
-                double c;
-                int got = plan_rerun_deep(g, &s, &T, limit, NULL, 1 << 24);
-                assert_true(tu_check_peak(g, s, T, &c) >= 0);
-                made += got;
-                free(s);
-            }
-            graph_free(g);
-        }
-    assert_true(made > 0);
+    Counts n = {0};
+    each_generated(3, deep_one, &n);
+    assert_true(n.made > 0);
 }
 
 /* FastSA with one mutation a run: its best is the graph's order, which
