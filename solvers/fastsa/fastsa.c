@@ -85,6 +85,7 @@ typedef struct {
     double C;
     int from;           /* the run that made it (RUN_* + index) */
     int repaired;       /* repair_best could not lower this plan's peak */
+    int deepened;       /* deep_start has made (or failed to make) its start */
 } Best;
 
 /* Keep the run's best in *b when it beats it; 1 when it did. */
@@ -103,6 +104,7 @@ static int best_offer(Best *b, const State *S, const Anneal *A, int from)
     b->C = A->best_C;
     b->from = from;
     b->repaired = 0;
+    b->deepened = 0;
     return 1;
 }
 
@@ -308,7 +310,7 @@ static void repair_best(Search *X, int full)
 /* A best plan the repair left over the budget, made again from scratch
  * where its peak holds a value whose inputs are gone (plan_rerun_deep):
  * the start of the runs that follow while no plan fits, NULL when there
- * is none. On regnet_y_400mf at 25 % (unit costs) the repaired plan peaks
+ * is none or it was already made from this best (it is deterministic). On regnet_y_400mf at 25 % (unit costs) the repaired plan peaks
  * 17.6 MiB over, at a batch norm's backward beside the shortcut's
  * gradient, which only the backward from the loss run again can free. */
 static int *deep_start(Search *X, int *T)
@@ -316,8 +318,9 @@ static int *deep_start(Search *X, int *T)
     Best *b = &X->best;
     /* where no schedule peaks within the budget (vgg11 at 25 %), the
      * lowest peak found is the answer, and the runs go on lowering it */
-    if (!b->steps || b->fits || bound_min_peak(X->s->g, NULL) > X->budget)
+    if (!b->steps || b->fits || b->deepened || bound_min_peak(X->s->g, NULL) > X->budget)
         return NULL;
+    b->deepened = 1;
     *T = b->T;
     int *steps = xmallocarray((size_t)*T, sizeof *steps);
     memcpy(steps, b->steps, (size_t)*T * sizeof *steps);
@@ -558,7 +561,8 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
 #undef NEXT_UNTIL
     if (rc == 0)
         repair_best(&X, full);
-    /* from the best so far: the descent may have brought one nearer */
+    /* from the best so far, when the descent changed it (it may have
+     * brought one nearer) */
     if (full && rc == 0 && !X.best.fits) {
         int nT = 0, *nd = deep_start(&X, &nT);
         if (nd) {

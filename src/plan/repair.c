@@ -286,6 +286,12 @@ static int mark_ancestors(const Graph *g, int v, const unsigned char *rule, unsi
     return ok;
 }
 
+/* A value made before the peak step and held across it for a later read. */
+static int held_later(const LiveValue *lv)
+{
+    return lv->reason == LIVE_HELD && lv->next_read >= 0 && lv->produced_at >= 0;
+}
+
 int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
                     int64_t work)
 {
@@ -309,23 +315,16 @@ int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const un
     /* a replay runs each step of the prefix at most once more */
     int *buf = xmallocarray((size_t)2 * n, sizeof *buf), *best = xmallocarray((size_t)2 * n, sizeof *best);
     Score top = {0};
-    int best_T = 0, first = -1;
-    for (int i = 0; i < nl && first < 0; i++)
-        if (live[i].reason == LIVE_HELD && live[i].next_read >= 0 && live[i].produced_at >= 0)
-            first = i;
-    int fits = 0;
+    int best_T = 0, fits = 0;
     for (int i = 0; i < nl; i++)
-        fits += live[i].reason == LIVE_HELD && live[i].next_read >= 0 && live[i].produced_at >= 0 &&
-                sc.peak - live[i].size <= limit;
-    if (fits)
-        first = -1;
+        fits += held_later(&live[i]) && sc.peak - live[i].size <= limit;
     for (int i = 0, tried = 0; i < nl && tried < DEEP_CANDIDATES && work > 0; i++) {
         const LiveValue *lv = &live[i];
         /* a value whose release alone takes the peak step under the
-         * limit (the largest when none does): freeing a smaller one only
-         * moves the peak a little, which the annealing does as well */
-        if (lv->reason != LIVE_HELD || lv->next_read < 0 || lv->produced_at < 0 ||
-            (sc.peak - lv->size > limit && i != first))
+         * limit (the largest alone when none does: live is largest
+         * first): freeing a smaller one only moves the peak a little,
+         * which the annealing does as well */
+        if (!held_later(lv) || (fits ? sc.peak - lv->size > limit : tried > 0))
             continue;
         tried++;
         memset(anc, 0, (size_t)g->n);
