@@ -19,10 +19,18 @@
  * is a few bytes: this holds every budget a long slider session visits. */
 #define BOUND_CACHE_MAX 256
 
+/* Seconds from which a bound solved without the cascade rows (remembered
+ * from the cover's plan, or out of time for them) is solved again whole:
+ * the explorer's and the command line's BOUND_SECONDS do; auto's last
+ * fraction of a second does not. */
+#define PARTIAL_REDO 1.0
+
 typedef struct BoundEntry {
     uint64_t graph, order;  /* fingerprints; order 0: the graph's own */
     int64_t budget;
     double seconds;         /* what it was solved with */
+    int partial;            /* without the cascade rows (cascade.c): remembered from the cover's
+                             * plan, or they did not finish */
     int rc;
     double lb;
     char msg[200];
@@ -74,17 +82,22 @@ static BoundEntry *find(uint64_t gp, uint64_t op, int64_t budget)
     return NULL;
 }
 
-/* Copy a cached answer out; 1 when there is one good for `seconds`. */
-static int lookup(uint64_t gp, uint64_t op, int64_t budget, double seconds, double *lb, int *rc, Err *e)
+/* Copy a cached answer out; 1 when there is one good for `seconds`
+ * (*partial, when not NULL: it was solved without the cascade rows). */
+static int lookup(uint64_t gp, uint64_t op, int64_t budget, double seconds, double *lb, int *rc, int *partial,
+                  Err *e)
 {
     pthread_mutex_lock(&mu);
     BoundEntry *b = find(gp, op, budget);
-    /* an answer that ran out of time may come with more of it */
-    int hit = b && (b->rc != ERR_LIMIT || b->seconds >= seconds);
+    /* an answer that ran out of time may come with more of it, and one
+     * without the cascade rows with the time they need */
+    int hit = b && (b->rc != ERR_LIMIT || b->seconds >= seconds) && (!b->partial || seconds < PARTIAL_REDO);
     if (hit) {
         b->stamp = ++stamp;
         *lb = b->lb;
         *rc = b->rc;
+        if (partial)
+            *partial = b->partial;
         if (b->rc)
             err_set(e, b->rc, "%s", b->msg);
     }
@@ -92,14 +105,18 @@ static int lookup(uint64_t gp, uint64_t op, int64_t budget, double seconds, doub
     return hit;
 }
 
-static void store(uint64_t gp, uint64_t op, int64_t budget, double seconds, int rc, double lb, const Err *e)
+static void store(uint64_t gp, uint64_t op, int64_t budget, double seconds, int partial, int rc, double lb,
+                  const Err *e)
 {
     if (rc == ERR_CANCELLED || rc == ERR_IO)
         return;
     pthread_mutex_lock(&mu);
     BoundEntry *b = find(gp, op, budget);
     if (b && b->rc == ERR_OK && (rc != ERR_OK || b->lb >= lb)) {
-        pthread_mutex_unlock(&mu);      /* keep the stronger bound */
+        /* keep the stronger bound; solved whole, it is no longer partial */
+        if (rc == ERR_OK && !partial)
+            b->partial = 0;
+        pthread_mutex_unlock(&mu);
         return;
     }
     if (!b && n_cache < BOUND_CACHE_MAX)
@@ -110,8 +127,8 @@ static void store(uint64_t gp, uint64_t op, int64_t budget, double seconds, int 
             if (cache[i].stamp < b->stamp)
                 b = &cache[i];
     }
-    *b = (BoundEntry){.graph = gp, .order = op, .budget = budget, .seconds = seconds, .rc = rc, .lb = lb,
-                      .stamp = ++stamp};
+    *b = (BoundEntry){.graph = gp, .order = op, .budget = budget, .seconds = seconds, .partial = partial,
+                      .rc = rc, .lb = lb, .stamp = ++stamp};
     if (rc && e)
         snprintf(b->msg, sizeof b->msg, "%.199s", e->msg);
     pthread_mutex_unlock(&mu);
@@ -120,13 +137,13 @@ static void store(uint64_t gp, uint64_t op, int64_t budget, double seconds, int 
 void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double lb)
 {
     if (lb > 0)
-        store(graph_print(g), 0, budget, seconds, ERR_OK, lb, NULL);
+        store(graph_print(g), 0, budget, seconds, 1, ERR_OK, lb, NULL);
 }
 
 int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *e)
 {
     *lb = -1;
-    return lookup(graph_print(g), 0, budget, 0, lb, rc, e);
+    return lookup(graph_print(g), 0, budget, 0, lb, rc, NULL, e);
 }
 
 void bound_cache_clear(void)
@@ -136,20 +153,34 @@ void bound_cache_clear(void)
     pthread_mutex_unlock(&mu);
 }
 
-/* The graph order's bound, cached. */
-static int graph_bound(const Graph *g, uint64_t gp, int64_t budget, double seconds, Progress *p, double *lb, Err *e)
+/* The graph order's bound, cached; *whole: with the cascade rows. */
+static int graph_bound(const Graph *g, uint64_t gp, int64_t budget, double seconds, Progress *p, double *lb,
+                       int *whole, Err *e)
 {
-    int rc;
-    if (lookup(gp, 0, budget, seconds, lb, &rc, e))
+    int rc, partial = 0;
+    *whole = 0;
+    if (lookup(gp, 0, budget, seconds, lb, &rc, &partial, e)) {
+        *whole = !partial;
         return rc;
+    }
     if (seconds <= 0)
         return err_set(e, ERR_LIMIT, "bound: not computed yet");
     int n;
     int *ord = sim_baseline_order(g, &n);
     *lb = -1;
-    rc = cover_bound(g, ord, n, budget, seconds, p, lb, e);
+    rc = cover_bound(g, ord, n, budget, seconds, p, lb, whole, e);
     free(ord);
-    store(gp, 0, budget, seconds, rc, *lb, e);
+    store(gp, 0, budget, seconds, !*whole, rc, *lb, e);
+    /* the cache keeps the stronger of this and a bound remembered from the
+     * cover's plan, which holds as well */
+    double kept;
+    int krc;
+    Err ke;
+    if (rc != ERR_CANCELLED && lookup(gp, 0, budget, 0, &kept, &krc, NULL, &ke) && krc == ERR_OK && kept > *lb) {
+        *lb = kept;
+        *whole = 0;
+        rc = ERR_OK;
+    }
     return rc;
 }
 
@@ -172,7 +203,7 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     double gb = -1, t0 = clock_now();
     Err ge;
     err_clear(&ge);
-    int grc = graph_bound(g, gp, budget, seconds, p, &gb, &ge);
+    int gwhole, grc = graph_bound(g, gp, budget, seconds, p, &gb, &gwhole, &ge);
     if (!steps || grc == ERR_CANCELLED || grc == ERR_IO || (grc == ERR_LIMIT && seconds <= 0)) {
         *lb = gb;
         if (grc && e)
@@ -191,15 +222,16 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     uint64_t op = own ? order_print(own, m) : 0;
     free(own);
     int rc;
-    if (op && lookup(gp, op, budget, seconds, lb, &rc, e))
+    if (op && lookup(gp, op, budget, seconds, lb, &rc, NULL, e))
         return rc;
     /* the two orders share the seconds given */
     double left = seconds - (clock_now() - t0);
     if (seconds <= 0 || left < 0.05)
         return err_set(e, ERR_LIMIT, seconds <= 0 ? "bound: not computed yet" : "no cover bound within %g s", seconds);
-    rc = cover_bound_plan(g, steps, T, budget, grc == ERR_OK ? gb : -1, left, p, lb, e);
+    int whole;
+    rc = cover_bound_plan(g, steps, T, budget, grc == ERR_OK ? gb : -1, left, p, lb, &whole, e);
     if (op)
-        store(gp, op, budget, left, rc, *lb, e);
+        store(gp, op, budget, left, !(whole && (gwhole || grc != ERR_OK)), rc, *lb, e);
     return rc;
 }
 

@@ -30,7 +30,9 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * close it is); on orders of at most ORDER_SEARCH_MAX nodes the order's
  * optimum itself when the order search finishes in time. CBC solves the
  * cover in a child process (stoppable through p); past `seconds` its best
- * possible value stands, still a bound.
+ * possible value stands, still a bound. With a second or more left, the
+ * cascade rows (cascade_bound) may raise it; *whole (may be NULL) says
+ * whether they were solved (or not needed).
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
  * step cannot fit in that order at all; ERR_LIMIT when CBC gave nothing
  * in time; ERR_CANCELLED; ERR_IO. */
@@ -39,7 +41,13 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
 #define COVER_BOUND_SECONDS 10
 
 int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                double *bound, Err *e);
+                double *bound, int *whole, Err *e);
+
+/* The cover bound's rows made stronger by what a rerun needs (cascade.c
+ * says how): the least extra cost over order[0..n)'s own into *extra,
+ * never below the cover's. Same statuses as cover_bound. */
+int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
+                  double *extra, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):
  * its steps into out, with out->peak and out->cost simulated, the lowest
@@ -54,11 +62,12 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
  * the two orders' bounds, so it holds for the plan and for everything in
  * Checkmate's model on the graph's order. graph_bound > 0 is the graph
  * order's bound at this budget, known already (not solved again).
- * `seconds` is shared. ERR_OK with *bound; ERR_UNSUPPORTED when the plan
+ * `seconds` is shared; *whole (may be NULL) as cover_bound's, for the
+ * orders solved here. ERR_OK with *bound; ERR_UNSUPPORTED when the plan
  * leaves a node out; ERR_OVER_BUDGET when neither order fits; ERR_LIMIT;
  * ERR_CANCELLED; ERR_IO. */
 int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double graph_bound, double seconds,
-                     Progress *p, double *bound, Err *e);
+                     Progress *p, double *bound, int *whole, Err *e);
 
 /* The most nodes an order may have for order_search (its held sets are
  * 64-bit masks). */

@@ -36,6 +36,7 @@
 
 #include "solvers/checkmate/engine.h"
 #include "solvers/checkmate/checkmate.h"
+#include "solvers/checkmate/cover_rows.h"
 #include "solvers/checkmate/model.h"
 #include "src/base/clock.h"
 #include "src/base/csr.h"
@@ -49,16 +50,19 @@
  * the 20-node training graphs need at most 11 thousand. */
 #define COVER_SEARCH_STATES 100000
 
-/* The covering rows: row r is sum over idx[off[r]..off[r+1]) of
- * val x >= 1 (each row divided by what it must free). */
-typedef struct {
-    int *off, *idx;
-    double *val;
-    int nrows, nnz, cap;
-} Rows;
+/* Least time worth giving the cascade rows (cascade.c): its rounds of LPs
+ * take 2-6 s on graphs of 1-2K nodes. */
+#define CASCADE_MIN_SECONDS 1.0
 
-static void rows_add(Rows *R, const int *idx, const double *val, int k)
+void rows_add(Rows *R, const int *idx, const double *val, int k, double lo)
 {
+    if (R->nrows + 2 > R->rcap) {
+        R->rcap = 2 * R->nrows + 16;
+        R->off = xreallocarray(R->off, (size_t)R->rcap, sizeof *R->off);
+        R->lo = xreallocarray(R->lo, (size_t)R->rcap, sizeof *R->lo);
+        if (R->nrows == 0)
+            R->off[0] = 0;
+    }
     if (R->nnz + k > R->cap) {
         R->cap = 2 * (R->nnz + k);
         R->idx = xreallocarray(R->idx, (size_t)R->cap, sizeof *R->idx);
@@ -67,12 +71,20 @@ static void rows_add(Rows *R, const int *idx, const double *val, int k)
     memcpy(R->idx + R->nnz, idx, (size_t)k * sizeof *idx);
     memcpy(R->val + R->nnz, val, (size_t)k * sizeof *val);
     R->nnz += k;
+    R->lo[R->nrows] = lo;
     R->off[++R->nrows] = R->nnz;
 }
 
-/* Position of each running node in order (-1 for inputs) and the last
- * position that reads it (n for an output: held to the end). */
-static void last_readers(const Graph *g, const int *order, int n, int *pos, int *last)
+void rows_free(Rows *R)
+{
+    free(R->off);
+    free(R->idx);
+    free(R->val);
+    free(R->lo);
+    *R = (Rows){0};
+}
+
+void last_readers(const Graph *g, const int *order, int n, int *pos, int *last)
 {
     for (int v = 0; v < g->n; v++)
         pos[v] = -1;
@@ -99,7 +111,6 @@ static int build_rows(const Graph *g, const int *order, int n, int64_t budget, R
     double *val = xmallocarray((size_t)n + 1, sizeof *val);
     unsigned char *reads = xcalloc((size_t)n + 1, 1);
     last_readers(g, order, n, pos, last);
-    R->off = xcalloc((size_t)n + 2, sizeof *R->off);
     int rc = ERR_OK;
     for (int t = 0; t < n && rc == ERR_OK; t++) {
         const Node *nd = &g->nodes[order[t]];
@@ -132,7 +143,7 @@ static int build_rows(const Graph *g, const int *order, int n, int64_t budget, R
                 active[t] = 1;
             for (int j = 0; j < k; j++)
                 val[j] /= need;
-            rows_add(R, idx, val, k);
+            rows_add(R, idx, val, k, 1);
         }
     }
     free(pos);
@@ -159,7 +170,7 @@ static double exact_cost(const double *w, int n, const Rows *R, const double *x)
         double got = 0;
         for (int q = R->off[r]; q < R->off[r + 1]; q++)
             got += x[R->idx[q]] > 0.5 ? R->val[q] : 0;
-        if (got < 1 - 1e-12)
+        if (got < R->lo[r] - 1e-12)
             return -1;
     }
     double c = 0;
@@ -168,14 +179,12 @@ static double exact_cost(const double *w, int n, const Rows *R, const double *x)
     return c;
 }
 
-/* The least sum of w(i) x(i) over the rows (w: the positions' costs), from
- * below, in graph cost units (0 when no row); the chosen x in pick. */
-static int solve_cover(const double *w, int n, const Rows *R, double seconds, Progress *p, double *extra,
-                       unsigned char *pick, Err *e)
+int solve_rows(const double *w, int n, int nint, const Rows *R, double seconds, Progress *p, double *extra,
+               unsigned char *pick, double *xval, Err *e)
 {
     *extra = 0;
     if (pick)
-        memset(pick, 0, (size_t)n);
+        memset(pick, 0, (size_t)nint);
     if (R->nrows == 0)
         return ERR_OK;
     double cmax = 0;
@@ -184,7 +193,6 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     double cscale = cmax > 0 ? 1 / cmax : 1;
     /* loaded column by column in one call: a row at a time, CBC took
      * 1.4 s to take lstm64's cover (2.3K columns) before it started */
-    Cbc_Model *m = Cbc_newModel();
     Csr col;    /* per column, the rows' entries q that hold it, by row */
     csr_begin(&col, n);
     do
@@ -196,7 +204,7 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     double *clb = xcalloc((size_t)n + 1, sizeof *clb), *cub = xmallocarray((size_t)n + 1, sizeof *cub);
     double *rlb = xmallocarray((size_t)R->nrows + 1, sizeof *rlb), *rub = xmallocarray((size_t)R->nrows + 1, sizeof *rub);
     for (int r = 0; r < R->nrows; r++) {
-        rlb[r] = 1;
+        rlb[r] = R->lo[r];
         rub[r] = 1e30;
         for (int q = R->off[r]; q < R->off[r + 1]; q++)
             rowof[q] = r;
@@ -209,9 +217,32 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
         obj[i] = w[i] * cscale;
         cub[i] = 1;
     }
-    Cbc_loadProblem(m, n, R->nrows, (const CoinBigIndex *)col.off, rind, val, clb, cub, obj, rlb, rub);
-    for (int i = 0; i < n; i++)
-        Cbc_setInteger(m, i);
+    Cbc_Model *m = NULL;
+    Clp_Simplex *lp = NULL;
+    double engine, backstop;
+    subproc_limits(clock_now(), seconds, &engine, &backstop);
+    if (nint > 0) {
+        m = Cbc_newModel();
+        Cbc_loadProblem(m, n, R->nrows, (const CoinBigIndex *)col.off, rind, val, clb, cub, obj, rlb, rub);
+        for (int i = 0; i < nint; i++)
+            Cbc_setInteger(m, i);
+        Cbc_setLogLevel(m, 0);
+        /* no pruning by an increment or a relative gap: either could cut
+         * off the true least sum and put the bound above a real plan */
+        Cbc_setAllowableGap(m, 0);
+        Cbc_setAllowableFractionGap(m, 0);
+        Cbc_setParameter(m, "increment", "0");
+        /* CBC overran its own limit by seconds here (ResNet-50 at 70 %:
+         * 9 s on a 4.5 s limit), and a child stopped by the backstop says
+         * nothing */
+        Cbc_setMaximumSeconds(m, 0.5 * engine);
+        Cbc_setParameter(m, "timeMode", "elapsed");
+    } else {
+        lp = Clp_newModel();
+        Clp_loadProblem(lp, n, R->nrows, (const CoinBigIndex *)col.off, rind, val, clb, cub, obj, rlb, rub);
+        Clp_setLogLevel(lp, 0);
+        Clp_setMaximumSeconds(lp, engine);
+    }
     free(col.off);
     free(col.adj);
     free(rowof);
@@ -222,31 +253,26 @@ static int solve_cover(const double *w, int n, const Rows *R, double seconds, Pr
     free(cub);
     free(rlb);
     free(rub);
-    Cbc_setLogLevel(m, 0);
-    /* no pruning by an increment or a relative gap: either could cut off
-     * the true least sum and put the bound above a real plan */
-    Cbc_setAllowableGap(m, 0);
-    Cbc_setAllowableFractionGap(m, 0);
-    Cbc_setParameter(m, "increment", "0");
-    double engine, backstop;
-    subproc_limits(clock_now(), seconds, &engine, &backstop);
-    /* CBC overran its own limit by seconds here (ResNet-50 at 70 %: 9 s on
-     * a 4.5 s limit), and a child stopped by the backstop says nothing */
-    Cbc_setMaximumSeconds(m, 0.5 * engine);
-    Cbc_setParameter(m, "timeMode", "elapsed");
     EngineAnswer a;
-    int rc = engine_solve(m, NULL, n, p, backstop, &a, e);
-    Cbc_deleteModel(m);
-    if (rc == ERR_OK && a.heard) {
+    int rc = engine_solve(m, lp, n, p, backstop, &a, e);
+    if (m)
+        Cbc_deleteModel(m);
+    if (lp)
+        Clp_deleteModel(lp);
+    if (rc == ERR_OK && a.heard && (m || a.status == ENGINE_OPTIMAL)) {
         /* a proven optimum is summed from its x in the graph's own units;
          * otherwise CBC's best possible value, a hair lower, since its
-         * tolerances may not lift a bound above a plan that exists */
+         * tolerances may not lift a bound above a plan that exists (an
+         * LP's value counts only at its optimum) */
         double x = -1;
-        if (a.status == ENGINE_OPTIMAL && a.x)
+        if (a.status == ENGINE_OPTIMAL && a.x && nint == n)
             x = exact_cost(w, n, R, a.x);
-        *extra = x >= 0 ? x : a.best_possible > 0 ? a.best_possible / cscale * (1 - 1e-9) : 0;
-        for (int i = 0; pick && a.x && i < n; i++)
+        double bp = m ? a.best_possible : a.obj;
+        *extra = x >= 0 ? x : bp > 0 ? bp / cscale * (1 - 1e-9) : 0;
+        for (int i = 0; pick && a.x && i < nint; i++)
             pick[i] = a.x[i] > 0.5;
+        if (xval && a.x)
+            memcpy(xval, a.x, (size_t)n * sizeof *xval);
     } else if (rc == ERR_OK || rc == ERR_LIMIT) {
         /* no answer in time (the order's own cost still bounds, but says
          * nothing a caller would show) */
@@ -280,8 +306,10 @@ static int exact_order(const Graph *g, const int *order, int n, int64_t budget, 
 }
 
 int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                double *bound, Err *e)
+                double *bound, int *whole, Err *e)
 {
+    if (whole)
+        *whole = 1;
     double base = 0;
     for (int i = 0; i < n; i++)
         base += g->nodes[order[i]].cost;
@@ -300,22 +328,35 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
         else if (xr == ERR_OVER_BUDGET)
             rc = err_set(e, ERR_OVER_BUDGET, "no plan in the order fits the budget (an exact search proved it)");
         else
-            rc = solve_cover(w, n, &R, seconds - (clock_now() - t0), p, &extra, NULL, e);
+            rc = solve_rows(w, n, n, &R, seconds - (clock_now() - t0), p, &extra, NULL, NULL, e);
+        /* what the reruns need on top (cascade.c), in the time left: any
+         * answer it gives is a bound, none leaves the cover's */
+        double left = seconds - (clock_now() - t0), more;
+        Err ce;
+        int crc = ERR_LIMIT;
+        if (rc == ERR_OK && xr != ERR_OK && R.nrows && left >= CASCADE_MIN_SECONDS) {
+            crc = cascade_bound(g, order, n, budget, left, p, &more, &ce);
+            if (crc == ERR_OK)
+                extra = fmax(extra, more);
+            else if (crc == ERR_CANCELLED)
+                rc = err_set(e, crc, "%s", ce.msg);
+        }
+        if (whole && rc == ERR_OK && xr != ERR_OK && R.nrows)
+            *whole = crc == ERR_OK;
     }
     free(w);
     if (rc == ERR_OK)
         *bound = base + extra;
-    free(R.off);
-    free(R.idx);
-    free(R.val);
+    rows_free(&R);
     return rc;
 }
 
 /* One order's bound; INFINITY when no plan in it fits. */
 static int order_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                       double *bound, Err *e)
+                       double *bound, int *whole, Err *e)
 {
-    int rc = cover_bound(g, order, n, budget, seconds, p, bound, e);
+    int w = 1, rc = cover_bound(g, order, n, budget, seconds, p, bound, &w, e);
+    *whole = *whole && w;
     if (rc == ERR_OVER_BUDGET) {
         *bound = INFINITY;
         rc = ERR_OK;
@@ -324,8 +365,9 @@ static int order_bound(const Graph *g, const int *order, int n, int64_t budget, 
 }
 
 int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, double graph_bound, double seconds,
-                     Progress *p, double *bound, Err *e)
+                     Progress *p, double *bound, int *whole, Err *e)
 {
+    int w = 1;
     int n, m;
     int *gord = sim_baseline_order(g, &n);
     int *pord = cm_order_of(g, steps, T, &m);
@@ -336,13 +378,15 @@ int cover_bound_plan(const Graph *g, const int *steps, int T, int64_t budget, do
         double t0 = clock_now(), b1 = INFINITY, b2 = graph_bound > 0 ? graph_bound : INFINITY;
         int same = memcmp(gord, pord, (size_t)n * sizeof *gord) == 0;
         if (!same || graph_bound <= 0)
-            rc = order_bound(g, pord, m, budget, same || graph_bound > 0 ? seconds : seconds / 2, p, &b1, e);
+            rc = order_bound(g, pord, m, budget, same || graph_bound > 0 ? seconds : seconds / 2, p, &b1, &w, e);
         if (rc == ERR_OK && !same && graph_bound <= 0)
-            rc = order_bound(g, gord, n, budget, seconds - (clock_now() - t0), p, &b2, e);
+            rc = order_bound(g, gord, n, budget, seconds - (clock_now() - t0), p, &b2, &w, e);
         *bound = fmin(b1, b2);
         if (rc == ERR_OK && isinf(*bound))
             rc = err_set(e, ERR_OVER_BUDGET, "no plan in the graph's order or this plan's fits the budget");
     }
+    if (whole)
+        *whole = w;
     free(gord);
     free(pord);
     return rc;
@@ -497,14 +541,12 @@ static int plan_round(const Graph *g, const int *order, int n, int64_t mb, const
     memset(pick, 0, (size_t)n);
     memset(cascade, 0, (size_t)n * sizeof *cascade);
     if (rc == ERR_OK && R.nrows)
-        rc = solve_cover(w, n, &R, seconds, p, extra, pick, e);
+        rc = solve_rows(w, n, n, &R, seconds, p, extra, pick, NULL, e);
     if (rc == ERR_OK) {
         plan_reset(out);
         build_plan(g, order, n, pick, active, out, cascade);
     }
-    free(R.off);
-    free(R.idx);
-    free(R.val);
+    rows_free(&R);
     free(active);
     return rc;
 }

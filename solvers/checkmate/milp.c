@@ -281,7 +281,7 @@ static int solve_order(Solver *s, int64_t budget, const int *order, int n, const
      * to past 50 s, so CBC does not see it */
     double cover;
     Err ce;
-    if (cover_bound(g, order, n, budget, fmin(1.0, 0.1 * engine), p, &cover, &ce) != ERR_OK)
+    if (cover_bound(g, order, n, budget, fmin(1.0, 0.1 * engine), p, &cover, NULL, &ce) != ERR_OK)
         cover = 0;
     if (start && !s->rule && cover > 0 && wcost <= cover * (1 + 1e-9)) {
         cm_extract(&M, start, out);

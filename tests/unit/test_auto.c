@@ -159,7 +159,7 @@ static void test_resolve_bound_is_its_budgets(void **st TU_UNUSED)
     for (int64_t b = 27; b <= 34; b++) {
         assert_int_equal(solver_plan(s, b, &p, &q, NULL, &e), ERR_OK);
         double fresh;
-        assert_int_equal(cover_bound_plan(g, q.steps, q.T, b, -1, 10, NULL, &fresh, &e), ERR_OK);
+        assert_int_equal(cover_bound_plan(g, q.steps, q.T, b, -1, 10, NULL, &fresh, NULL, &e), ERR_OK);
         if (q.bound > fresh * (1 + 1e-9))
             fail_msg("at %lld: the plan carries bound %.17g, the cover bound there is %.17g", (long long)b, q.bound,
                      fresh);

@@ -554,7 +554,7 @@ static void test_public_vgg16(void **st TU_UNUSED)
     double c1, lb;
     assert_int_equal(order_search(g, ord, m, b, c2, 60, 1000000, NULL, &q, &c1, &e), ERR_OK);
     assert_true(tu_check_within(g, &q, b) == c1);
-    assert_int_equal(cover_bound(g, ord, m, b, 300, NULL, &lb, &e), ERR_OK);
+    assert_int_equal(cover_bound(g, ord, m, b, 300, NULL, &lb, NULL, &e), ERR_OK);
     assert_true(lb <= c1 * (1 + 1e-9) && c1 <= c2);
     if (c1 != c2 || fabs(lb - c1) > 1e-9 * c1)
         fail_msg("VGG16 at 90 %%: CBC %.17g, order search %.17g, cover bound %.17g", c2, c1, lb);

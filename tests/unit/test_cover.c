@@ -2,7 +2,9 @@
  * the cheapest plan in its order (an exact search on tiny graphs), never
  * above any solver's plan, above the order's plain cost where memory is
  * short, and a clear refusal when a step cannot fit; the cover's plan:
- * valid, never below that optimum, mostly at it. */
+ * valid, never below that optimum, mostly at it; the cascade rows: an
+ * exact value on a chain, never above the optimum. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,7 +41,7 @@ static void test_below_order_optimum(void **st TU_UNUSED)
         for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
             double opt = brute_order_optimum(g, ord, m, b), lb = -1;
             Err e;
-            int rc = cover_bound(g, ord, m, b, 300, NULL, &lb, &e);   /* 300 s: a hang */
+            int rc = cover_bound(g, ord, m, b, 300, NULL, &lb, NULL, &e);   /* 300 s: a hang */
             if (opt < 0) {
                 /* nothing fits this order: the bound may say so or not */
                 assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
@@ -59,7 +61,7 @@ static void test_below_order_optimum(void **st TU_UNUSED)
             double pb;
             assert_int_equal(cover_plan(g, b, 10, NULL, &p, &pb, &e), ERR_OK);
             assert_true(pb == lb);
-            double c;
+            double c = 0;
             int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
             assert_true(pk >= 0);
             if (pk <= b) {
@@ -103,7 +105,7 @@ static void test_below_every_plan(void **st TU_UNUSED)
                 if (tu_solve(g, solvers[j], b, &p, t ? timed : NULL) == ERR_OK && p.peak <= b) {
                     double lb;
                     Err e;
-                    assert_int_equal(cover_bound_plan(g, p.steps, p.T, b, -1, 300, NULL, &lb, &e), ERR_OK);
+                    assert_int_equal(cover_bound_plan(g, p.steps, p.T, b, -1, 300, NULL, &lb, NULL, &e), ERR_OK);
                     if (lb > p.cost * (1 + 1e-9))
                         fail_msg("%s at %lld: bound %.17g above its plan's cost %.17g", solvers[j],
                                  (long long)b, lb, p.cost);
@@ -117,6 +119,76 @@ static void test_below_every_plan(void **st TU_UNUSED)
     assert_true(checked >= 30);
 }
 
+/* The cascade rows (cascade.c): S3 must go at BIG and RED, and its rerun
+ * after them needs S2 and S1 again (P is held anyway). The cover charges
+ * the rerun one node; the cascade's LP charges the chain: at RED,
+ * 10 y(S3) + x(P) - 10 h(S2) - 10 h(S1) >= 8 gives y(S3) >= 0.8 with
+ * nothing held, so y(S2), y(S1) >= 0.8 too: 2.4, where the order's
+ * optimum reruns all three (3). */
+static void test_cascade_chain(void **st TU_UNUSED)
+{
+    Graph *g = tu_graph("!x; P:x; S1=10:P; S2=10:S1; S3=10:S2; BIG=25:P; RED:BIG; OUT:RED,S3,P");
+    int m;
+    int *ord = sim_baseline_order(g, &m);
+    double extra = -1, lb = -1;
+    Err e;
+    assert_int_equal(cascade_bound(g, ord, m, 30, 300, NULL, &extra, &e), ERR_OK);
+    if (fabs(extra - 2.4) > 1e-6)
+        fail_msg("cascade bound %.17g, want 2.4", extra);
+    assert_true(brute_order_optimum(g, ord, m, 30) == m + 3);
+    /* the cover bound itself is the order's optimum here (small orders
+     * are searched exactly) */
+    assert_int_equal(cover_bound(g, ord, m, 30, 300, NULL, &lb, NULL, &e), ERR_OK);
+    assert_true(lb == m + 3);
+    /* a budget the step running BIG cannot fit */
+    assert_int_equal(cascade_bound(g, ord, m, 26, 300, NULL, &extra, &e), ERR_OVER_BUDGET);
+    assert_string_equal(e.msg, "no plan in this order fits: BIG needs 27 bytes with its inputs alone");
+    free(ord);
+    graph_free(g);
+}
+
+/* The cascade rows never put the bound above the order's optimum (exact
+ * search on tiny graphs), and where memory is short they say more than
+ * "every node once". */
+static void test_cascade_below_optimum(void **st TU_UNUSED)
+{
+    unsigned seed = 11;
+    int cases = 0, above = 0;
+    for (int it = 0; it < 40; it++) {
+        Graph *g = it % 2 ? tu_random_chain_training(&seed, 2 + it % 4, it % 3 == 0)
+                          : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it + 100);
+        int m;
+        int *ord = sim_baseline_order(g, &m);
+        if (m > BRUTE_ORDER_MAX) {
+            free(ord);
+            graph_free(g);
+            continue;
+        }
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
+            double opt = brute_order_optimum(g, ord, m, b), extra = -1;
+            Err e;
+            int rc = cascade_bound(g, ord, m, b, 300, NULL, &extra, &e);
+            if (opt < 0) {
+                assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+                continue;
+            }
+            assert_int_equal(rc, ERR_OK);
+            if (bc + extra > opt * (1 + 1e-9))
+                fail_msg("case %d budget %lld: cascade bound %.17g above the order's optimum %.17g", it,
+                         (long long)b, bc + extra, opt);
+            above += extra > 1e-9;
+            cases++;
+        }
+        free(ord);
+        graph_free(g);
+    }
+    assert_true(cases >= 70);
+    assert_true(above >= cases / 4);
+}
+
 static void test_refusals(void **st TU_UNUSED)
 {
     /* B reads A (size 4) and is 4 itself: no step running B fits in 7 */
@@ -125,11 +197,11 @@ static void test_refusals(void **st TU_UNUSED)
     int *ord = sim_baseline_order(g, &m);
     double lb;
     Err e;
-    assert_int_equal(cover_bound(g, ord, m, 7, 300, NULL, &lb, &e), ERR_OVER_BUDGET);
+    assert_int_equal(cover_bound(g, ord, m, 7, 300, NULL, &lb, NULL, &e), ERR_OVER_BUDGET);
     assert_string_equal(e.msg, "no plan in this order fits: B needs 8 bytes with its inputs alone");
     /* a plan that leaves a node out has no order to bound */
     int steps[] = {ord[0], ord[1]};
-    assert_int_equal(cover_bound_plan(g, steps, 2, 100, -1, 1, NULL, &lb, &e), ERR_UNSUPPORTED);
+    assert_int_equal(cover_bound_plan(g, steps, 2, 100, -1, 1, NULL, &lb, NULL, &e), ERR_UNSUPPORTED);
     assert_string_equal(e.msg, "no bound: the plan does not run every node");
     free(ord);
     graph_free(g);
@@ -137,4 +209,6 @@ static void test_refusals(void **st TU_UNUSED)
 
 TU_MAIN(TU_TEST(test_below_order_optimum)
         TU_TEST(test_below_every_plan)
+        TU_TEST(test_cascade_chain)
+        TU_TEST(test_cascade_below_optimum)
         TU_TEST(test_refusals))
