@@ -37,7 +37,7 @@
 
 /* Past this many columns, steps get the cover's own row: CBC's root LP on
  * about this size takes a few seconds. */
-#define CASCADE_MAX_COLS 2000000
+#define CASCADE_MAX_COLS 300000
 
 /* Steps ahead a step's implication is looked for, and steps added a round. */
 #define CASCADE_WINDOW 64

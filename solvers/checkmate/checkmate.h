@@ -44,8 +44,9 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
                 double *bound, int *whole, Err *e);
 
 /* The cover bound's rows made stronger by what a rerun needs (cascade.c
- * says how): the least extra cost over order[0..n)'s own into *extra,
- * never below the cover's. Same statuses as cover_bound. */
+ * says how): the least extra cost over order[0..n)'s own into *extra (an
+ * LP's, so it may sit below the cover's MILP where few values choose).
+ * Same statuses as cover_bound. */
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
                   double *extra, Err *e);
 
