@@ -12,7 +12,11 @@
  * Geometric means beside the paper's. Figures, not pass/fail.
  *
  *   bench_paper [--models a,b] [--costs unit,flop] [--budgets 50,25]
- *               [--solver NAME] [-O key=val]... [--dir DIR]
+ *               [--solver NAME] [-O key=val]... [--dir DIR] [--bounds-only]
+ *
+ * --bounds-only solves nothing: per cell, the cost bound over the graph's
+ * order (src/plan/bound.h, GAP_SECONDS), what no plan in that order beats,
+ * and its geometric mean over the cells that have one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -167,9 +171,65 @@ static void mean_print(const char *what, const Mean *m, const char *paper)
            exp(m->lsecs / m->n), m->maxsecs, paper);
 }
 
+/* --bounds-only: per model and budget, the graph order's cost bound (the
+ * cover with its cascade rows) as a cost increase, its seconds, and the
+ * geometric mean over the cells that have one. */
+static void bounds_table(const Model *ms, int nm, const char *cache, int k, const char *kind, const int *pcts,
+                         int np)
+{
+    printf("\n### %s costs: the cost bound over the graph's order (%d s)\n\n| model | nodes", kind, GAP_SECONDS);
+    for (int j = 0; j < np; j++)
+        printf(" | %d %%: bound | s", pcts[j]);
+    printf(" |\n|---|---");
+    for (int j = 0; j < np; j++)
+        printf("|---|---");
+    printf("|\n");
+    double logs[2] = {0}, logall = 0;
+    int cnt[2] = {0}, cntall = 0;
+    for (int m = 0; m < nm; m++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%.1000s/%.63s.json", cache, ms[m].file);
+        int64_t bp;
+        double bc;
+        Graph *g0 = bench_load(path, ms[m].file, &bp, &bc);
+        if (!g0)
+            continue;
+        Graph *g = k == 0 ? bench_unit_costs(g0) : g0;
+        sim_baseline(g, &bp, &bc);
+        printf("| %s | %d", ms[m].file, g->n);
+        for (int j = 0; j < np; j++) {
+            double lb = -1, t0 = clock_now();
+            Err e;
+            err_clear(&e);
+            if (bound_cover(g, NULL, 0, bp * pcts[j] / 100, GAP_SECONDS, NULL, &lb, &e) == ERR_OK && lb > 0) {
+                printf(" | +%.2f %% | %.1f", 100 * (lb / bc - 1), clock_now() - t0);
+                logs[j] += log(lb / bc);
+                logall += log(lb / bc);
+                cnt[j]++;
+                cntall++;
+            } else {
+                printf(" | (%s) | %.1f", e.msg, clock_now() - t0);
+            }
+            fflush(stdout);
+        }
+        printf(" |\n");
+        if (g != g0)
+            graph_free(g);
+        graph_free(g0);
+    }
+    printf("\nGeometric mean of the bounds, %s costs:", kind);
+    for (int j = 0; j < np; j++)
+        if (cnt[j])
+            printf(" %d %%: +%.2f %% (%d cells);", pcts[j], 100 * (exp(logs[j] / cnt[j]) - 1), cnt[j]);
+    if (cntall)
+        printf(" both: +%.2f %% (%d cells)", 100 * (exp(logall / cntall) - 1), cntall);
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *models = NULL, *costs = "unit,flop", *budgets = "50,25", *solver = "auto", *dir = NULL;
+    int bounds_only = 0;
     SolverOpts opts;
     solver_opts_init(&opts);
     for (int i = 1; i < argc; i++) {
@@ -186,9 +246,11 @@ int main(int argc, char **argv)
             dir = argv[++i];
         else if (i + 1 < argc && strcmp(argv[i], "-O") == 0 && solver_opts_add(&opts, argv[++i], &e) == ERR_OK)
             continue;
+        else if (strcmp(argv[i], "--bounds-only") == 0)
+            bounds_only = 1;
         else {
             fprintf(stderr, "usage: bench_paper [--models a,b] [--costs unit,flop] [--budgets 50,25] "
-                            "[--solver NAME] [-O key=val]... [--dir DIR]\n");
+                            "[--solver NAME] [-O key=val]... [--dir DIR] [--bounds-only]\n");
             return 2;
         }
     }
@@ -234,6 +296,13 @@ int main(int argc, char **argv)
     if (listed(budgets, "25"))
         pcts[np++] = 25;
     const char *kinds[2] = {"unit", "flop"};
+    if (bounds_only) {
+        for (int k = 0; k < 2; k++)
+            if (listed(costs, kinds[k]))
+                bounds_table(ms, nm, cache, k, kinds[k], pcts, np);
+        solver_opts_done(&opts);
+        return 0;
+    }
     printf("FastSA's large-model experiment (Imanishi et al. 2023, Fig. 4, Appendix D): %s with %s "
            "options, budgets %s %% of the baseline peak. Cells: peak %% of the baseline (bold in "
            "parentheses: budget missed) | cost increase %% | solve s | s to the first offered plan "
