@@ -91,7 +91,8 @@ static int lookup(uint64_t gp, uint64_t op, int64_t budget, double seconds, doub
     BoundEntry *b = find(gp, op, budget);
     /* an answer that ran out of time may come with more of it, and one
      * without the cascade rows with the time they need */
-    int hit = b && (b->rc != ERR_LIMIT || b->seconds >= seconds) && (!b->partial || seconds < PARTIAL_REDO);
+    int hit = b && (b->rc != ERR_LIMIT || b->seconds >= seconds) &&
+              (!b->partial || seconds < PARTIAL_REDO || b->seconds >= seconds);
     if (hit) {
         b->stamp = ++stamp;
         *lb = b->lb;
@@ -113,9 +114,12 @@ static void store(uint64_t gp, uint64_t op, int64_t budget, double seconds, int 
     pthread_mutex_lock(&mu);
     BoundEntry *b = find(gp, op, budget);
     if (b && b->rc == ERR_OK && (rc != ERR_OK || b->lb >= lb)) {
-        /* keep the stronger bound; solved whole, it is no longer partial */
+        /* keep the stronger bound; solved whole, it is no longer partial,
+         * and tried with more time, not asked again for less */
         if (rc == ERR_OK && !partial)
             b->partial = 0;
+        if (seconds > b->seconds)
+            b->seconds = seconds;
         pthread_mutex_unlock(&mu);
         return;
     }
@@ -140,10 +144,10 @@ void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double
         store(graph_print(g), 0, budget, seconds, 1, ERR_OK, lb, NULL);
 }
 
-int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *e)
+int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e)
 {
     *lb = -1;
-    return lookup(graph_print(g), 0, budget, 0, lb, rc, NULL, e);
+    return lookup(graph_print(g), 0, budget, seconds, lb, rc, NULL, e);
 }
 
 void bound_cache_clear(void)

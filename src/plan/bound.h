@@ -38,9 +38,11 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
  * bound_cover over the plan is the graph order's bound). */
 int bound_same_order(const Graph *g, const int *steps, int T);
 
-/* The graph order's bound at budget when the cache has it: 1 with *rc
- * (bound_cover's status), *lb and e; 0 when it was never solved. */
-int bound_cover_known(const Graph *g, int64_t budget, int *rc, double *lb, Err *e);
+/* The graph order's bound at budget when the cache has one good for
+ * `seconds` (0: any, also one solved without the cascade rows, which
+ * bound_cover with a second or more solves again): 1 with *rc
+ * (bound_cover's status), *lb and e; 0 otherwise. */
+int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e);
 
 /* Remember the graph order's bound at budget found another way (the
  * cover's plan comes with it), as if solved with `seconds`. */

@@ -249,7 +249,7 @@ static void store_fit(Session *s, const SolverClass *cls, const char *key, int64
 
 int session_bound(Session *s, int64_t budget, int *rc, double *lb, Err *e)
 {
-    return bound_cover_known(s->g, budget, rc, lb, e);
+    return bound_cover_known(s->g, budget, 0, rc, lb, e);
 }
 
 /* ---- showing an answer ------------------------------------------------------ */
@@ -739,7 +739,9 @@ static int answered(Session *s, const SessionWant *w, const char *key)
     int rc;
     double lb;
     Err e;
-    return bound_cover_known(s->g, w->budget, &rc, &lb, &e);
+    /* a bound without the cascade rows (auto's) is shown until the whole
+     * one comes */
+    return bound_cover_known(s->g, w->budget, BOUND_SECONDS, &rc, &lb, &e);
 }
 
 void session_background(Session *s, const SessionWant *w, int n)
