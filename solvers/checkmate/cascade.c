@@ -118,14 +118,6 @@ static void chain_inputs(Casc *c, int v, int t, int d)
     }
 }
 
-/* One step that must free memory: where t first runs, what it holds (A(t),
- * positions ascending, at off..off+k of the held list), and how much of
- * it must go. */
-typedef struct {
-    int t, off, k;
-    double need, room;      /* room: budget - fixed(t) */
-} Step;
-
 /* Is step a implied by a later step b: everything a holds (but values of
  * at most `small`, a relaxation) held at b too, in no more room? b's rows
  * then hold a's for the same y and h (E(a) is within E(b): a value last
@@ -264,42 +256,11 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
     double end = clock_now() + seconds;
     int *pos = xmallocarray((size_t)g->n + 1, sizeof *pos), *last = xmallocarray((size_t)n + 1, sizeof *last);
     last_readers(g, order, n, pos, last);
-    int *readmark = xcalloc((size_t)n + 1, sizeof *readmark);
-    int hcap = 1024, nh = 0, *held = xmallocarray((size_t)hcap, sizeof *held);
-    Step *st = xmallocarray((size_t)n + 1, sizeof *st);
-    int ns = 0, rc = ERR_OK;
-    for (int t = 0; t < n; t++) {
-        const Node *nd = &g->nodes[order[t]];
-        double fixed = (double)g->input_bytes + (double)nd->size + (double)nd->workspace;
-        for (int q = g->in_off[order[t]]; q < g->in_off[order[t] + 1]; q++) {
-            int i = pos[g->in_idx[q]];
-            if (i >= 0 && readmark[i] != t + 1) {
-                readmark[i] = t + 1;
-                fixed += (double)g->nodes[order[i]].size;
-            }
-        }
-        if (fixed > (double)budget) {
-            rc = err_set(e, ERR_OVER_BUDGET, "no plan in this order fits: %s needs %.0f bytes with its inputs alone",
-                         nd->id, fixed);
-            break;
-        }
-        if (nh + t > hcap) {
-            hcap = 2 * (nh + t);
-            held = xreallocarray(held, (size_t)hcap, sizeof *held);
-        }
-        Step s = {t, nh, 0, 0, (double)budget - fixed};
-        double sum = 0;
-        for (int i = 0; i < t; i++)
-            if (last[i] > t && readmark[i] != t + 1 && g->nodes[order[i]].size) {
-                held[nh + s.k++] = i;
-                sum += (double)g->nodes[order[i]].size;
-            }
-        s.need = sum - s.room;
-        if (s.need > 0) {
-            st[ns++] = s;
-            nh += s.k;
-        }
-    }
+    Steps S;
+    int rc = order_steps(g, order, n, budget, pos, last, &S, e);
+    const Step *st = S.st;
+    const int *held = S.held;
+    int ns = S.ns;
     /* first the steps no later one nearly implies (values under a fifth
      * of what must go aside), then, round by round, the steps whose rows
      * the last solution may break, the most broken first */
@@ -366,7 +327,7 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
     free(cand);
     free(pos);
     free(last);
-    free(st);
+    steps_free(&S);
     free(c.ymark);
     free(c.ycol);
     free(c.hcol);
@@ -374,7 +335,5 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
     free(c.depth);
     free(c.idx);
     free(c.val);
-    free(readmark);
-    free(held);
     return rc;
 }

@@ -100,57 +100,82 @@ void last_readers(const Graph *g, const int *order, int n, int *pos, int *last)
         }
 }
 
-/* Fill R with one row per step that holds too much; ERR_OVER_BUDGET when
- * a step cannot fit even with nothing else held. */
+int order_steps(const Graph *g, const int *order, int n, int64_t budget, const int *pos, const int *last, Steps *S,
+                Err *e)
+{
+    int *readmark = xcalloc((size_t)n + 1, sizeof *readmark);
+    int hcap = 1024, nh = 0;
+    *S = (Steps){xmallocarray((size_t)n + 1, sizeof *S->st), 0, xmallocarray((size_t)hcap, sizeof *S->held)};
+    int rc = ERR_OK;
+    for (int t = 0; t < n; t++) {
+        const Node *nd = &g->nodes[order[t]];
+        double fixed = (double)g->input_bytes + (double)nd->size + (double)nd->workspace;
+        for (int q = g->in_off[order[t]]; q < g->in_off[order[t] + 1]; q++) {
+            int i = pos[g->in_idx[q]];
+            if (i >= 0 && readmark[i] != t + 1) {
+                readmark[i] = t + 1;
+                fixed += (double)g->nodes[order[i]].size;
+            }
+        }
+        if (fixed > (double)budget) {
+            rc = err_set(e, ERR_OVER_BUDGET, "no plan in this order fits: %s needs %.0f bytes with its inputs alone",
+                         nd->id, fixed);
+            S->ns = 0;
+            break;
+        }
+        if (nh + t > hcap) {
+            hcap = 2 * (nh + t);
+            S->held = xreallocarray(S->held, (size_t)hcap, sizeof *S->held);
+        }
+        Step st = {t, nh, 0, 0, (double)budget - fixed};
+        double sum = 0;
+        for (int i = 0; i < t; i++)
+            if (last[i] > t && readmark[i] != t + 1 && g->nodes[order[i]].size) {
+                S->held[nh + st.k++] = i;
+                sum += (double)g->nodes[order[i]].size;
+            }
+        st.need = sum - st.room;
+        if (st.need > 0) {
+            S->st[S->ns++] = st;
+            nh += st.k;
+        }
+    }
+    free(readmark);
+    return rc;
+}
+
+void steps_free(Steps *S)
+{
+    free(S->st);
+    free(S->held);
+    *S = (Steps){0};
+}
+
+/* Fill R with one row per step that holds too much (order_steps), each
+ * divided by what it must free; ERR_OVER_BUDGET when a step cannot fit
+ * even with nothing else held. */
 static int build_rows(const Graph *g, const int *order, int n, int64_t budget, Rows *R, unsigned char *active,
                       Err *e)
 {
     int *pos = xmallocarray((size_t)g->n + 1, sizeof *pos);
     int *last = xmallocarray((size_t)n + 1, sizeof *last);
-    int *idx = xmallocarray((size_t)n + 1, sizeof *idx);
     double *val = xmallocarray((size_t)n + 1, sizeof *val);
-    unsigned char *reads = xcalloc((size_t)n + 1, 1);
     last_readers(g, order, n, pos, last);
-    int rc = ERR_OK;
-    for (int t = 0; t < n && rc == ERR_OK; t++) {
-        const Node *nd = &g->nodes[order[t]];
-        double fixed = (double)g->input_bytes + (double)nd->size + (double)nd->workspace;
-        for (int q = g->in_off[order[t]]; q < g->in_off[order[t] + 1]; q++) {
-            int i = pos[g->in_idx[q]];
-            if (i >= 0 && !reads[i]) {
-                reads[i] = 1;
-                fixed += (double)g->nodes[order[i]].size;
-            }
-        }
-        double held = 0;
-        int k = 0;
-        for (int i = 0; i < t; i++)
-            if (last[i] > t && !reads[i] && g->nodes[order[i]].size) {
-                idx[k] = i;
-                val[k++] = (double)g->nodes[order[i]].size;
-                held += (double)g->nodes[order[i]].size;
-            }
-        for (int q = g->in_off[order[t]]; q < g->in_off[order[t] + 1]; q++)
-            if (pos[g->in_idx[q]] >= 0)
-                reads[pos[g->in_idx[q]]] = 0;
-        double need = held - ((double)budget - fixed);
-        if (fixed > (double)budget) {
-            rc = err_set(e, ERR_OVER_BUDGET,
-                         "no plan in this order fits: %s needs %.0f bytes with its inputs alone",
-                         nd->id, fixed);
-        } else if (need > 0) {
-            if (active)
-                active[t] = 1;
-            for (int j = 0; j < k; j++)
-                val[j] /= need;
-            rows_add(R, idx, val, k, 1);
-        }
+    Steps S;
+    int rc = order_steps(g, order, n, budget, pos, last, &S, e);
+    for (int a = 0; a < S.ns; a++) {
+        const Step *s = &S.st[a];
+        const int *hs = S.held + s->off;
+        if (active)
+            active[s->t] = 1;
+        for (int j = 0; j < s->k; j++)
+            val[j] = (double)g->nodes[order[hs[j]]].size / s->need;
+        rows_add(R, hs, val, s->k, 1);
     }
+    steps_free(&S);
     free(pos);
     free(last);
-    free(idx);
     free(val);
-    free(reads);
     return rc;
 }
 

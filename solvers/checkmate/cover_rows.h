@@ -24,6 +24,28 @@ void rows_free(Rows *R);
  * for an output: held to the end). */
 void last_readers(const Graph *g, const int *order, int n, int *pos, int *last);
 
+/* One step that must free memory: where t first runs, what it holds (the
+ * values that ran before and are read after it, t's inputs aside:
+ * positions ascending, at held[off..off+k)), and how much of it must go. */
+typedef struct {
+    int t, off, k;
+    double need, room;      /* room: budget - fixed(t), fixed: inputs, t's value, its inputs, workspace */
+} Step;
+
+typedef struct {
+    Step *st;
+    int ns;
+    int *held;
+} Steps;
+
+/* The steps of order[0..n) that hold more than budget leaves (pos and
+ * last from last_readers) into S; ERR_OVER_BUDGET (S empty, message names
+ * the node) when a step cannot fit even with nothing else held. The rows
+ * of the cover and of the cascade are built from these. */
+int order_steps(const Graph *g, const int *order, int n, int64_t budget, const int *pos, const int *last, Steps *S,
+                Err *e);
+void steps_free(Steps *S);
+
 /* The least sum of w(c) x(c) over columns 0..n) in [0, 1] within the
  * rows, from below, into *extra (0 when no row): with nint > 0, columns
  * 0..nint) binary, solved by CBC (its best possible value when it stops on
