@@ -21,67 +21,93 @@
 #include "tests/unit/brute.h"
 #include "tests/unit/testutil.h"
 
-static void test_below_order_optimum(void **st TU_UNUSED)
+/* One tiny case: a graph whose order the exhaustive search handles, a
+ * budget, and that order's optimum there (-1: nothing in it fits). */
+typedef struct {
+    const Graph *g;
+    const int *ord;
+    int m, it;
+    int64_t b;
+    double opt, bc;     /* bc: the order's plain cost */
+} Case;
+
+/* fn over 40 generated graphs (chains from seed; layered ones seeded by
+ * their index plus base) at six budgets each, from the smallest peak to
+ * the baseline's. */
+static void each_case(unsigned seed, unsigned base, void (*fn)(const Case *c, void *ctx), void *ctx)
 {
-    unsigned seed = 7;
-    int cases = 0, above_plain = 0, fits = 0, at_opt = 0;
     for (int it = 0; it < 40; it++) {
         Graph *g = it % 2 ? tu_random_chain_training(&seed, 2 + it % 4, it % 3 == 0)
-                          : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it);
+                          : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it + base);
         int m;
         int *ord = sim_baseline_order(g, &m);
-        if (m > BRUTE_ORDER_MAX) {
-            free(ord);
-            graph_free(g);
-            continue;
-        }
-        int64_t bp, lo = graph_min_peak(g, NULL);
-        double bc;
-        sim_baseline(g, &bp, &bc);
-        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
-            double opt = brute_order_optimum(g, ord, m, b), lb = -1;
-            Err e;
-            int rc = cover_bound(g, ord, m, b, 300, NULL, &lb, NULL, &e);   /* 300 s: a hang */
-            if (opt < 0) {
-                /* nothing fits this order: the bound may say so or not */
-                assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
-                continue;
+        if (m <= BRUTE_ORDER_MAX) {
+            int64_t bp, lo = graph_min_peak(g, NULL);
+            double bc;
+            sim_baseline(g, &bp, &bc);
+            for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
+                Case c = {g, ord, m, it, b, brute_order_optimum(g, ord, m, b), bc};
+                fn(&c, ctx);
             }
-            assert_int_equal(rc, ERR_OK);
-            if (lb > opt * (1 + 1e-9))
-                fail_msg("case %d budget %lld: bound %.17g above the order's optimum %.17g", it, (long long)b,
-                         lb, opt);
-            assert_true(lb >= bc * (1 - 1e-9));
-            above_plain += lb > bc * (1 + 1e-9);
-            cases++;
-            /* the cover's plan: valid, in the order, so never below its
-             * optimum; at it where the bound is */
-            Plan p;
-            plan_init(&p);
-            double pb;
-            assert_int_equal(cover_plan(g, b, 10, NULL, &p, &pb, &e), ERR_OK);
-            assert_true(pb == lb);
-            double c = 0;
-            int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
-            assert_true(pk >= 0);
-            if (pk <= b) {
-                if (c < opt * (1 - 1e-9))
-                    fail_msg("case %d budget %lld: cover plan %.17g below the order's optimum %.17g", it,
-                             (long long)b, c, opt);
-                fits++;
-                at_opt += c <= opt * (1 + 1e-9);
-            }
-            plan_done(&p);
         }
         free(ord);
         graph_free(g);
     }
-    assert_true(cases >= 70);
+}
+
+typedef struct {
+    int cases, above_plain, fits, at_opt;
+} CoverTally;
+
+static void cover_case(const Case *k, void *ctx)
+{
+    CoverTally *t = ctx;
+    const Graph *g = k->g;
+    int64_t b = k->b;
+    double opt = k->opt, lb = -1;
+    Err e;
+    int rc = cover_bound(g, k->ord, k->m, b, 300, NULL, &lb, NULL, &e);   /* 300 s: a hang */
+    if (opt < 0) {
+        /* nothing fits this order: the bound may say so or not */
+        assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+        return;
+    }
+    assert_int_equal(rc, ERR_OK);
+    if (lb > opt * (1 + 1e-9))
+        fail_msg("case %d budget %lld: bound %.17g above the order's optimum %.17g", k->it, (long long)b, lb, opt);
+    assert_true(lb >= k->bc * (1 - 1e-9));
+    t->above_plain += lb > k->bc * (1 + 1e-9);
+    t->cases++;
+    /* the cover's plan: valid, in the order, so never below its optimum;
+     * at it where the bound is */
+    Plan p;
+    plan_init(&p);
+    double pb;
+    assert_int_equal(cover_plan(g, b, 10, NULL, &p, &pb, &e), ERR_OK);
+    assert_true(pb == lb);
+    double c = 0;
+    int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
+    assert_true(pk >= 0);
+    if (pk <= b) {
+        if (c < opt * (1 - 1e-9))
+            fail_msg("case %d budget %lld: cover plan %.17g below the order's optimum %.17g", k->it, (long long)b,
+                     c, opt);
+        t->fits++;
+        t->at_opt += c <= opt * (1 + 1e-9);
+    }
+    plan_done(&p);
+}
+
+static void test_below_order_optimum(void **st TU_UNUSED)
+{
+    CoverTally t = {0};
+    each_case(7, 0, cover_case, &t);
+    assert_true(t.cases >= 70);
     /* the cover's plan fits and is the order's optimum in most cases (65
      * of 75 when written) */
-    assert_true(fits >= cases * 4 / 5 && at_opt >= cases * 3 / 4);
+    assert_true(t.fits >= t.cases * 4 / 5 && t.at_opt >= t.cases * 3 / 4);
     /* where memory is short the bound says more than "every node once" */
-    assert_true(above_plain >= cases / 4);
+    assert_true(t.above_plain >= t.cases / 4);
 }
 
 /* No solver's plan is cheaper than the bound over its own order and the
@@ -147,46 +173,37 @@ static void test_cascade_chain(void **st TU_UNUSED)
     graph_free(g);
 }
 
+typedef struct {
+    int cases, above;
+} CascadeTally;
+
+static void cascade_case(const Case *k, void *ctx)
+{
+    CascadeTally *t = ctx;
+    double extra = -1;
+    Err e;
+    int rc = cascade_bound(k->g, k->ord, k->m, k->b, 300, NULL, &extra, &e);
+    if (k->opt < 0) {
+        assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+        return;
+    }
+    assert_int_equal(rc, ERR_OK);
+    if (k->bc + extra > k->opt * (1 + 1e-9))
+        fail_msg("case %d budget %lld: cascade bound %.17g above the order's optimum %.17g", k->it, (long long)k->b,
+                 k->bc + extra, k->opt);
+    t->above += extra > 1e-9;
+    t->cases++;
+}
+
 /* The cascade rows never put the bound above the order's optimum (exact
  * search on tiny graphs), and where memory is short they say more than
  * "every node once". */
 static void test_cascade_below_optimum(void **st TU_UNUSED)
 {
-    unsigned seed = 11;
-    int cases = 0, above = 0;
-    for (int it = 0; it < 40; it++) {
-        Graph *g = it % 2 ? tu_random_chain_training(&seed, 2 + it % 4, it % 3 == 0)
-                          : gen_training(it % 4 ? "random" : "resnet", 3, (unsigned)it + 100);
-        int m;
-        int *ord = sim_baseline_order(g, &m);
-        if (m > BRUTE_ORDER_MAX) {
-            free(ord);
-            graph_free(g);
-            continue;
-        }
-        int64_t bp, lo = graph_min_peak(g, NULL);
-        double bc;
-        sim_baseline(g, &bp, &bc);
-        for (int64_t b = lo; b <= bp; b += 1 + (bp - lo) / 5) {
-            double opt = brute_order_optimum(g, ord, m, b), extra = -1;
-            Err e;
-            int rc = cascade_bound(g, ord, m, b, 300, NULL, &extra, &e);
-            if (opt < 0) {
-                assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
-                continue;
-            }
-            assert_int_equal(rc, ERR_OK);
-            if (bc + extra > opt * (1 + 1e-9))
-                fail_msg("case %d budget %lld: cascade bound %.17g above the order's optimum %.17g", it,
-                         (long long)b, bc + extra, opt);
-            above += extra > 1e-9;
-            cases++;
-        }
-        free(ord);
-        graph_free(g);
-    }
-    assert_true(cases >= 70);
-    assert_true(above >= cases / 4);
+    CascadeTally t = {0};
+    each_case(11, 100, cascade_case, &t);
+    assert_true(t.cases >= 70);
+    assert_true(t.above >= t.cases / 4);
 }
 
 static void test_refusals(void **st TU_UNUSED)
