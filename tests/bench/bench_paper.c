@@ -171,6 +171,21 @@ static void mean_print(const char *what, const Mean *m, const char *paper)
            exp(m->lsecs / m->n), m->maxsecs, paper);
 }
 
+/* Model m's graph from the cache, with every running node's cost 1 when
+ * unit (a copy; *g0 the loaded graph, free both when they differ), and
+ * its baseline peak and cost; NULL when it does not load. */
+static Graph *load_model(const Model *m, const char *cache, int unit, Graph **g0, int64_t *bp, double *bc)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%.1000s/%.63s.json", cache, m->file);
+    *g0 = bench_load(path, m->file, bp, bc);
+    if (!*g0)
+        return NULL;
+    Graph *g = unit ? bench_unit_costs(*g0) : *g0;
+    sim_baseline(g, bp, bc);
+    return g;
+}
+
 /* --bounds-only: per model and budget, the graph order's cost bound (the
  * cover with its cascade rows) as a cost increase, its seconds, and the
  * geometric mean over the cells that have one. */
@@ -187,15 +202,11 @@ static void bounds_table(const Model *ms, int nm, const char *cache, int k, cons
     double logs[2] = {0}, logall = 0;
     int cnt[2] = {0}, cntall = 0;
     for (int m = 0; m < nm; m++) {
-        char path[1200];
-        snprintf(path, sizeof path, "%.1000s/%.63s.json", cache, ms[m].file);
         int64_t bp;
         double bc;
-        Graph *g0 = bench_load(path, ms[m].file, &bp, &bc);
-        if (!g0)
+        Graph *g0, *g = load_model(&ms[m], cache, k == 0, &g0, &bp, &bc);
+        if (!g)
             continue;
-        Graph *g = k == 0 ? bench_unit_costs(g0) : g0;
-        sim_baseline(g, &bp, &bc);
         printf("| %s | %d", ms[m].file, g->n);
         for (int j = 0; j < np; j++) {
             double lb = -1, t0 = clock_now();
@@ -324,15 +335,11 @@ int main(int argc, char **argv)
         fflush(stdout);
         Mean mb[2] = {{0}}, all = {0}, mm[2] = {{0}}, allm = {0};
         for (int m = 0; m < nm; m++) {
-            char path[1200];
-            snprintf(path, sizeof path, "%.1000s/%.63s.json", cache, ms[m].file);
             int64_t bp;
             double bc;
-            Graph *g0 = bench_load(path, ms[m].file, &bp, &bc);
-            if (!g0)
+            Graph *g0, *g = load_model(&ms[m], cache, k == 0, &g0, &bp, &bc);
+            if (!g)
                 continue;
-            Graph *g = k == 0 ? bench_unit_costs(g0) : g0;
-            sim_baseline(g, &bp, &bc);
             int64_t lo = bound_min_peak(g, NULL);
             printf("| %s | %s | %d | %.1f", ms[m].file, ms[m].paper, g->n, 100.0 * (double)lo / (double)bp);
             char why[512] = "";
