@@ -17,7 +17,8 @@
  *     bring no improvement.
  * Where the best is still over a budget that the peak bound allows after
  * 1, 2 and 4, and the repair cannot bring it within, a run from the best
- * with its peak's value made again from scratch (deep_start) takes half
+ * with its peak's value made again after the peak from a cone of what it
+ * depends on (deep_start) takes half
  * the descent's time, and such runs replace the reheats while no plan
  * fits.
  * Every run keeps lowering the cost once the budget is met, until its
@@ -307,12 +308,14 @@ static void repair_best(Search *X, int full)
     free(steps);
 }
 
-/* A best plan the repair left over the budget, made again from scratch
- * where its peak holds a value whose inputs are gone (plan_rerun_deep):
+/* A best plan the repair left over the budget, with the value its peak
+ * holds made again after the peak where its inputs are gone
+ * (plan_rerun_deep, from a cone of what it depends on):
  * the start of the runs that follow while no plan fits, NULL when there
  * is none or it was already made from this best (it is deterministic). On regnet_y_400mf at 25 % (unit costs) the repaired plan peaks
  * 17.6 MiB over, at a batch norm's backward beside the shortcut's
- * gradient, which only the backward from the loss run again can free. */
+ * gradient, which no short chain makes again: the cone runs the next
+ * block's forward and backward again from its gradient, held. */
 static int *deep_start(Search *X, int *T)
 {
     Best *b = &X->best;
@@ -538,7 +541,8 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         done++;
     }
     /* a best still over the budget here, that the repair cannot bring
-     * within it either, may need a value made again from scratch: the run
+     * within it either, may need a value made again from a cone of what it
+     * depends on: the run
      * from that start takes half the descent's time (on regnet_y_400mf at
      * 25 % it needs seconds to meet the budget, more than the reheats'
      * fifth of the time, on a loaded machine); the descent still runs, so
@@ -735,7 +739,7 @@ static void fastsa_describe(const Solver *s, Overlay *out)
     else if (f == RUN_UNGROUP)
         snprintf(from, sizeof from, "the node groups' run");
     else if (f % RUN_SPAN == RUN_DEEP)
-        snprintf(from, sizeof from, "a run from a plan whose peak's value is made again from scratch");
+        snprintf(from, sizeof from, "a run from a plan whose peak's value is made again after the peak");
     else if (f == RUN_REPAIR)
         snprintf(from, sizeof from, "the best run's plan, its peak repaired");
     else if (f >= RUN_SEED && f < RUN_PREV)

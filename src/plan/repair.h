@@ -23,14 +23,16 @@ int plan_repair(const Graph *g, int **steps, int *T, int64_t limit, const unsign
 /* A start for a search that plan_repair leaves above limit, where a value
  * held across the peak cannot be made again from what is still held (its
  * inputs are gone: a gradient whose rerun needs the backward from the
- * loss run again). One of the largest such values is made again after
- * the peak from scratch: the steps it depends on, up to its production,
- * replayed in their order, placed where the schedule so made peaks lowest
- * (the steps after the peak that need the value move after the replay);
- * then plan_repair. The schedule is far dearer, and its peak may be
- * higher than before (the replay runs beside what is held after the
- * peak): it is a start for annealing, not an answer. Returns 1 when
- * *steps was replaced. */
+ * loss run again). One of the largest such values is made again after the
+ * peak by the cheapest cone of its ancestors for a weight on memory held
+ * across the peak (a minimum cut; several weights tried): the cone runs
+ * again, the values it reads and does not run are held. Each cone is
+ * replayed three ways (every run of the prefix, first runs, depth first)
+ * at up to 32 positions after the peak (the steps after the peak that need
+ * the value move after the replay); the lowest-peaking of each is
+ * repaired (plan_repair), and the cheapest within limit kept, else the
+ * lowest peak. Its peak may be higher than before: it is a start for
+ * annealing, not an answer. Returns 1 when *steps was replaced. */
 int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const unsigned char *rule,
                     int64_t work);
 

@@ -515,11 +515,27 @@ static int check_never_worse(const Plan *a, int ra, const Plan *b, int rb)
     return 0;
 }
 
+/* tu_solve with fastsa; *deep set when its answer came from a run from a
+ * deep-rerun start (its describe says so). */
+static int solve_noting_deep(const Graph *g, int64_t b, Plan *out, const char *const *opts, int *deep)
+{
+    Solver *sv = tu_solver(g, "fastsa", opts);
+    int rc = tu_plan(sv, b, NULL, out);
+    Overlay o;
+    tu_describe(sv, &o);
+    *deep |= strstr(o.title, "made again after the peak") != NULL;
+    overlay_done(&o);
+    solver_free(sv);
+    return rc;
+}
+
 /* fastsa keeps the best of its starts: never dearer than greedy's plan
  * (one of its seeds) where greedy fits, and grouping never makes it worse
  * than its own run without grouping (that run is part of the grouped
- * search, on the same random stream). Iteration limits make every run
- * deterministic. */
+ * search, on the same random stream), except where either answer came
+ * from a deep-rerun start, which each search makes from its own best.
+ * Iteration limits make every run deterministic. */
+
 static void test_never_worse_than_its_starts(void **state TU_UNUSED)
 {
     unsigned seed = 41;
@@ -536,8 +552,9 @@ static void test_never_worse_than_its_starts(void **state TU_UNUSED)
             if (b < graph_min_peak(g, NULL))
                 continue;   /* refused up front, by every solver alike */
             Plan f, u, q;
-            int rf = tu_solve(g, "fastsa", b, &f, on);
-            int ru = tu_solve(g, "fastsa", b, &u, off);
+            int deep = 0;
+            int rf = solve_noting_deep(g, b, &f, on, &deep);
+            int ru = solve_noting_deep(g, b, &u, off, &deep);
             int rq = tu_solve(g, "greedy", b, &q, NULL);
             assert_true(rf == ERR_OK || rf == ERR_OVER_BUDGET);
             tu_check_plan(g, &f);
@@ -546,7 +563,10 @@ static void test_never_worse_than_its_starts(void **state TU_UNUSED)
                 assert_true(f.cost <= q.cost);
                 greedy_cmp++;
             }
-            group_cmp += check_never_worse(&f, rf, &u, ru);
+            /* a deep start is made from each search's own best, so from
+             * there their runs differ */
+            if (!deep)
+                group_cmp += check_never_worse(&f, rf, &u, ru);
             plan_done(&f);
             plan_done(&u);
             plan_done(&q);
