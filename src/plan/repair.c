@@ -328,14 +328,19 @@ static int replay_of(const Graph *g, const int *steps, int p, int v, const unsig
     return nr;
 }
 
-/* Marks v and every node it depends on (not the graph's inputs) in anc. */
-static void mark_ancestors(const Graph *g, int v, unsigned char *anc, int *stack)
+/* Marks v and every node it depends on (not the graph's inputs) in anc;
+ * 0 when one of them is pinned (rule), which the whole replay would run
+ * again (a cone holds it instead). */
+static int mark_ancestors(const Graph *g, int v, const unsigned char *rule, unsigned char *anc,
+                          int *stack)
 {
-    int n = 0;
+    int n = 0, ok = 1;
     anc[v] = 1;
     stack[n++] = v;
     while (n > 0) {
         int x = stack[--n];
+        if (rule && rule[x] == NODE_PIN)
+            ok = 0;
         for (int j = g->in_off[x]; j < g->in_off[x + 1]; j++) {
             int u = g->in_idx[j];
             if (!anc[u] && g->nodes[u].phase != PHASE_INPUT) {
@@ -344,6 +349,7 @@ static void mark_ancestors(const Graph *g, int v, unsigned char *anc, int *stack
             }
         }
     }
+    return ok;
 }
 
 /* Weights tried for a byte held across the peak against a unit of cost
@@ -365,9 +371,9 @@ static const double CONE_LAMBDA[] = {0.25, 1, 4, 16, 64, 256, 1024, 4096, 16384}
  * That is a closure problem, so a minimum cut: vertex A(x) on the source
  * side runs x again (edge A(x) -> sink, its cost), A(w) -> H(u) (never
  * cut) for each input u of w, and H(u) -> A(u) costs u's hold: an input
- * needed but not run again is held. Marks P in cone[] (zeroed by the
- * caller); returns its size. id[] is scratch per node. */
-static int cone_of(const Graph *g, int v, const unsigned char *anc, const unsigned char *live,
+ * needed but not run again is held. Sets cone[] to P's marks (1 in P, 0
+ * elsewhere). id[] is scratch per node. */
+static void cone_of(const Graph *g, int v, const unsigned char *anc, const unsigned char *live,
                    const unsigned char *rule, double lambda, int *id, unsigned char *cone)
 {
     int m = 0;
@@ -395,14 +401,9 @@ static int cone_of(const Graph *g, int v, const unsigned char *anc, const unsign
                 maxflow_edge(f, id[x], m + id[g->in_idx[j]], MAXFLOW_INF);
     }
     maxflow_run(f, src, snk);
-    int n = 0;
     for (int x = 0; x < g->n; x++)
-        if (anc[x] && maxflow_source_side(f, id[x])) {
-            cone[x] = 1;
-            n++;
-        }
+        cone[x] = (unsigned char)(anc[x] && maxflow_source_side(f, id[x]));
     maxflow_free(f);
-    return n;
 }
 
 /* A value made before the peak step and held across it for a later read. */
@@ -524,18 +525,13 @@ int plan_rerun_deep(const Graph *g, int **steps, int *T, int64_t limit, const un
             continue;
         int v = lv->node, p = lv->produced_at;
         memset(anc, 0, (size_t)g->n);
-        mark_ancestors(g, v, anc, stack);
         /* every ancestor at every run, when none is pinned (the peak's
          * values run again too: where the cones hold them beside the
          * replay, this may fit where they do not) */
-        int pinned = 0;
-        for (int x = 0; rule && x < g->n && !pinned; x++)
-            pinned = anc[x] && rule[x] == NODE_PIN;
-        if (!pinned)
+        if (mark_ancestors(g, v, rule, anc, stack))
             deep_positions(&D, lv, rep, replay_of(g, *steps, p, v, anc, REPLAY_EVERY, seen, stack, rep));
         /* the cones, from the cheapest hold up */
         for (int c = 0; c < N_LAMBDA && D.work > 0; c++) {
-            memset(cone, 0, (size_t)g->n);
             cone_of(g, v, anc, at_peak, rule, CONE_LAMBDA[c], id, cone);
             D.work -= 4 * ((int64_t)g->n + g->n_edges);
             if (c > 0 && memcmp(cone, prev, (size_t)g->n) == 0)
