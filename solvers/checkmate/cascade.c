@@ -22,7 +22,15 @@
  * the cover's own row). Where a value is cheap to drop only by the cover's
  * count — a softmax whose rerun needs its masked scores, the scores their
  * sum, the sum its product — this charges the chain whole.
+ *
+ * The model grows by rounds, all in one child process: first the steps
+ * whose rows the cover's own choice breaks most (without one, those that
+ * must free the most), then after each LP the left-out steps its solution
+ * breaks most, CASCADE_ADD a round. When none is broken the value is the
+ * whole model's optimum; each round's optimum is a bound by itself, so
+ * the last one finished stands when the time runs out.
  */
+#include <Clp_C_Interface.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +39,7 @@
 #include "solvers/checkmate/cover_rows.h"
 #include "src/base/clock.h"
 #include "src/base/xalloc.h"
+#include "src/plan/subproc.h"
 
 /* How far up a chain of reruns the rows follow. */
 #define CASCADE_DEPTH 16
@@ -40,13 +49,11 @@
  * model without the cap took 1.5 GB (346 MB with it). */
 #define CASCADE_MAX_COLS 300000
 
-/* Steps ahead a step's implication is looked for, and steps added a round:
- * few, since each round's LP grows with them and one step near the peak
- * often settles the rest (opt_6_7b at 25 %, unit costs: 16 a round, two
- * rounds, 5.2 s; 64 a round, two rounds, 41.9 s; swin_t at 25 %, FLOP
- * costs: 4.5 s against 14.8 s; mobilenet_v3_large at 50 %, FLOP: 36.6 s,
- * and 8 a round 60 s). */
-#define CASCADE_WINDOW 64
+/* Steps added a round (the first round's too): few, since each round's
+ * LP grows with them and one step near the peak often settles the rest
+ * (opt_6_7b at 25 %, unit costs, each round solved afresh: 16 a round,
+ * 5.2 s; 64 a round, 41.9 s; swin_t at 25 %, FLOP costs: 4.5 s against
+ * 14.8 s; mobilenet_v3_large at 50 %, FLOP: 36.6 s, and 8 a round 60 s). */
 #define CASCADE_ADD 16
 
 typedef struct {
@@ -118,37 +125,19 @@ static void chain_inputs(Casc *c, int v, int t, int d)
     }
 }
 
-/* Is step a implied by a later step b: everything a holds (but values of
- * at most `small`, a relaxation) held at b too, in no more room? b's rows
- * then hold a's for the same y and h (E(a) is within E(b): a value last
- * read before a is last read before b). */
-static int implied(const Step *a, const Step *b, const int *held, const Graph *g, const int *order, double small)
-{
-    if (b->room > a->room)
-        return 0;
-    const int *x = held + a->off, *y = held + b->off;
-    for (int i = 0, j = 0; i < a->k; i++) {
-        if ((double)g->nodes[order[x[i]]].size <= small)
-            continue;
-        while (j < b->k && y[j] < x[i])
-            j++;
-        if (j == b->k || y[j] != x[i])
-            return 0;
-    }
-    return 1;
-}
-
-/* The rows of the steps st[a] with in[a] into R (emptied first), the
- * cascade's columns after the n positions; returns the column count. */
-static int build_rows(Casc *c, const Step *st, int ns, const unsigned char *in, const int *held, Rows *R)
+/* The rows of the steps st[a] with in[a] == want into R (emptied first),
+ * their cascade columns numbered on from c->ncols; returns the column
+ * count after them. Each step's y and h columns are its own, so a round's
+ * new steps add columns and rows without touching the model's others. */
+static int build_rows(Casc *c, const Step *st, int ns, const unsigned char *in, unsigned char want, const int *held,
+                      Rows *R)
 {
     const Graph *g = c->g;
     rows_free(R);
     c->R = R;
-    c->ncols = c->n;
     memset(c->ymark, 0, (size_t)c->n * sizeof *c->ymark);
     for (int a = 0; a < ns; a++) {
-        if (!in[a])
+        if (in[a] != want)
             continue;
         const Step *s = &st[a];
         int t = s->t, k = s->k;
@@ -249,11 +238,146 @@ typedef struct {
     int a;
 } Broken;
 
+/* In in[], a step is left out (0), in the model (1), or chosen this round
+ * and not yet added (2). */
+enum { STEP_OUT, STEP_IN, STEP_NEW };
+
+/* The rounds, all in one child process, so each LP starts from the last
+ * one's basis: a round adds rows and columns of its own (the new steps' y
+ * and h), whose slacks enter the basis and whose duals are 0, so the old
+ * basis stays dual feasible and CLP's dual simplex goes on from it. Solved
+ * afresh each round in its own child, the rounds took most of the bound's
+ * time (maxvit_t at 25 %, FLOP costs: 1.8, 6.8 and 7.1 s). */
+typedef struct {
+    Casc *c;
+    const Step *st;
+    const int *held;
+    unsigned char *in;
+    int ns;
+    const double *w;        /* the n positions' costs */
+    Broken *cand;           /* ns: the steps broken, by how much */
+    double *r;              /* n: greedy_held's scratch */
+    double engine_end;      /* clock_now() by which CLP must stop */
+} Rounds;
+
+/* Append R's rows, and the columns from `from` to `to` (the cascade's
+ * own: in [0, 1], no cost), to lp. */
+static void lp_append(Clp_Simplex *lp, const Rows *R, int from, int to)
+{
+    int k = to - from;
+    if (k > 0) {
+        double *lo = xcalloc((size_t)k, sizeof *lo), *up = xmallocarray((size_t)k, sizeof *up);
+        int *starts = xcalloc((size_t)k + 1, sizeof *starts);
+        for (int i = 0; i < k; i++)
+            up[i] = 1;
+        Clp_addColumns(lp, k, lo, up, lo, (const CoinBigIndex *)starts, NULL, NULL);
+        free(lo);
+        free(up);
+        free(starts);
+    }
+    if (R->nrows > 0) {
+        double *up = xmallocarray((size_t)R->nrows, sizeof *up);
+        for (int r = 0; r < R->nrows; r++)
+            up[r] = 1e30;
+        Clp_addRows(lp, R->nrows, R->lo, up, (const CoinBigIndex *)R->off, R->idx, R->val);
+        free(up);
+    }
+}
+
+/* The CASCADE_ADD highest of q->cand[0..nc) marked STEP_NEW. */
+static void mark_worst(Rounds *q, int nc)
+{
+    Broken *cand = q->cand;
+    for (int i = 0; i < nc && i < CASCADE_ADD; i++) {
+        int best = i;
+        for (int j = i + 1; j < nc; j++)
+            if (cand[j].v > cand[best].v)
+                best = j;
+        Broken tmp = cand[i];
+        cand[i] = cand[best];
+        cand[best] = tmp;
+        q->in[cand[i].a] = STEP_NEW;
+    }
+}
+
+/* The steps left out whose rows x may break, the most broken first, up
+ * to CASCADE_ADD of them marked STEP_NEW; how many were broken. */
+static int choose_broken(Rounds *q, const double *x)
+{
+    int nc = 0;
+    for (int a = 0; a < q->ns; a++)
+        if (q->in[a] == STEP_OUT) {
+            double over = greedy_held(q->c, &q->st[a], q->held, x, q->r) - q->st[a].room;
+            if (over > 1e-6 * q->st[a].need)
+                q->cand[nc++] = (Broken){over / q->st[a].need, a};
+        }
+    mark_worst(q, nc);
+    return nc;
+}
+
+/* The child's side: round after round, the value of each LP solved to
+ * its optimum (a double); 0, or 1 when the pipe failed. */
+static int rounds_child(void *ctx, int fd)
+{
+    Rounds *q = ctx;
+    Casc *c = q->c;
+    int n = c->n;
+    double cmax = 0;
+    for (int i = 0; i < n; i++)
+        cmax = fmax(cmax, q->w[i]);
+    double cscale = cmax > 0 ? 1 / cmax : 1;
+    Clp_Simplex *lp = Clp_newModel();
+    Clp_setLogLevel(lp, 0);
+    double *lo = xcalloc((size_t)n + 1, sizeof *lo), *up = xmallocarray((size_t)n + 1, sizeof *up),
+           *obj = xmallocarray((size_t)n + 1, sizeof *obj);
+    int *starts = xcalloc((size_t)n + 1, sizeof *starts);
+    for (int i = 0; i < n; i++) {
+        up[i] = 1;
+        obj[i] = q->w[i] * cscale;
+    }
+    Clp_addColumns(lp, n, lo, up, obj, (const CoinBigIndex *)starts, NULL, NULL);
+    free(lo);
+    free(up);
+    free(obj);
+    free(starts);
+    Rows R = {0};
+    int fail = 0;
+    c->ncols = n;
+    for (int round = 0; !fail; round++) {
+        int from = c->ncols;
+        build_rows(c, q->st, q->ns, q->in, STEP_NEW, q->held, &R);
+        for (int a = 0; a < q->ns; a++)
+            if (q->in[a] == STEP_NEW)
+                q->in[a] = STEP_IN;
+        lp_append(lp, &R, from, c->ncols);
+        double left = q->engine_end - clock_now();
+        if (left <= 0)
+            break;
+        Clp_setMaximumSeconds(lp, left);
+        if (round == 0)
+            Clp_initialDualSolve(lp);
+        else
+            Clp_dual(lp, 0);
+        if (!Clp_isProvenOptimal(lp))
+            break;
+        /* the optimum as a bound in the costs' own units, a hair lower:
+         * CLP's tolerances must not lift it above a plan that exists */
+        double val = Clp_objectiveValue(lp);
+        val = val > 0 ? val / cscale * (1 - 1e-9) : 0;
+        fail = subproc_write(fd, &val, sizeof val) != 0;
+        if (!fail && !choose_broken(q, Clp_getColSolution(lp)))
+            break;      /* every step's rows hold: the whole model's optimum */
+    }
+    rows_free(&R);
+    Clp_deleteModel(lp);
+    return fail;
+}
+
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  double *extra, Err *e)
+                  const unsigned char *hint, double *extra, Err *e)
 {
     *extra = 0;
-    double end = clock_now() + seconds;
+    double t0 = clock_now();
     int *pos = xmallocarray((size_t)g->n + 1, sizeof *pos), *last = xmallocarray((size_t)n + 1, sizeof *last);
     last_readers(g, order, n, pos, last);
     Steps S;
@@ -261,70 +385,58 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
     const Step *st = S.st;
     const int *held = S.held;
     int ns = S.ns;
-    /* first the steps no later one nearly implies (values under a fifth
-     * of what must go aside), then, round by round, the steps whose rows
-     * the last solution may break, the most broken first */
-    unsigned char *in = xcalloc((size_t)ns + 1, 1);
-    for (int a = 0; a < ns; a++) {
-        int dom = 0;
-        for (int b = a + 1; b < ns && b <= a + CASCADE_WINDOW && !dom; b++)
-            dom = implied(&st[a], &st[b], held, g, order, st[a].need / 5);
-        in[a] = !dom;
-    }
-    Rows R = {0};
-    Casc c = {.g = g, .order = order, .pos = pos, .last = last, .R = &R, .n = n,
+    Casc c = {.g = g, .order = order, .pos = pos, .last = last, .n = n,
               .ymark = xcalloc((size_t)n + 1, sizeof(int)), .ycol = xmallocarray((size_t)n + 1, sizeof(int)),
               .hcol = xmallocarray((size_t)n + 1, sizeof(int)), .queue = xmallocarray((size_t)n + 1, sizeof(int)),
               .depth = xmallocarray((size_t)n + 1, sizeof(int)), .cap = 64};
     c.idx = xmallocarray((size_t)c.cap, sizeof *c.idx);
     c.val = xmallocarray((size_t)c.cap, sizeof *c.val);
-    double *r = xmallocarray((size_t)n + 1, sizeof *r), *x = NULL;
+    double *w = xmallocarray((size_t)n + 1, sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = g->nodes[order[i]].cost;
+    /* the first round: the steps whose rows the cover's choice breaks
+     * most, or without one, those that must free the most; each later
+     * round adds those the last LP's solution breaks */
+    unsigned char *in = xcalloc((size_t)ns + 1, 1);
     Broken *cand = xmallocarray((size_t)ns + 1, sizeof *cand);
-    for (int round = 0; rc == ERR_OK && ns > 0; round++) {
-        int ncols = build_rows(&c, st, ns, in, held, &R);
-        double *w = xcalloc((size_t)ncols + 1, sizeof *w), val = 0;
+    Rounds q = {.c = &c, .st = st, .held = held, .in = in, .ns = ns, .w = w, .cand = cand,
+                .r = xmallocarray((size_t)n + 1, sizeof(double))};
+    int broken = 0;
+    if (hint) {
+        double *hx = xmallocarray((size_t)n + 1, sizeof *hx);
         for (int i = 0; i < n; i++)
-            w[i] = g->nodes[order[i]].cost;
-        free(x);
-        x = xmallocarray((size_t)ncols + 1, sizeof *x);
-        for (int i = 0; i < n; i++)
-            x[i] = -1;
-        int src = solve_rows(w, ncols, 0, &R, end - clock_now(), p, &val, NULL, x, e);
-        free(w);
-        if (src != ERR_OK) {
-            /* a later round out of time: the last value stands */
-            if (round == 0 || src == ERR_CANCELLED)
-                rc = src;
-            break;
-        }
-        *extra = fmax(*extra, val);
-        if (x[0] < 0)
-            break;
-        int nc = 0;
-        for (int a = 0; a < ns; a++)
-            if (!in[a]) {
-                double over = greedy_held(&c, &st[a], held, x, r) - st[a].room;
-                if (over > 1e-6 * st[a].need)
-                    cand[nc++] = (Broken){over / st[a].need, a};
-            }
-        if (nc == 0)
-            break;          /* every step's rows hold: the whole model's optimum */
-        for (int i = 0; i < nc && i < CASCADE_ADD; i++) {
-            int best = i;
-            for (int j = i + 1; j < nc; j++)
-                if (cand[j].v > cand[best].v)
-                    best = j;
-            Broken tmp = cand[i];
-            cand[i] = cand[best];
-            cand[best] = tmp;
-            in[cand[i].a] = 1;
-        }
+            hx[i] = hint[i];
+        broken = choose_broken(&q, hx);
+        free(hx);
     }
-    rows_free(&R);
+    if (!broken) {
+        for (int a = 0; a < ns; a++)
+            cand[a] = (Broken){st[a].need, a};
+        mark_worst(&q, ns);
+    }
+    if (rc == ERR_OK && ns > 0) {
+        double engine, backstop;
+        subproc_limits(t0, seconds, &engine, &backstop);
+        q.engine_end = t0 + engine;
+        char *buf = NULL;
+        size_t len = 0;
+        int src = subproc_run(rounds_child, &q, p, backstop, &buf, &len, e);
+        /* the last whole record stands, whether or not a later round
+         * finished (each round's optimum is a bound: rows left out only
+         * lower it) */
+        size_t nrec = buf ? len / sizeof *extra : 0;
+        if (nrec > 0)
+            memcpy(extra, buf + (nrec - 1) * sizeof *extra, sizeof *extra);
+        free(buf);
+        if (src == ERR_CANCELLED || src == ERR_IO)
+            rc = src;
+        else if (nrec == 0)
+            rc = err_set(e, ERR_LIMIT, "no cascade bound within %g s", seconds);
+    }
+    free(w);
     free(in);
-    free(r);
-    free(x);
     free(cand);
+    free(q.r);
     free(pos);
     free(last);
     steps_free(&S);

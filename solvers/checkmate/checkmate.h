@@ -46,9 +46,11 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
 /* The cover bound's rows made stronger by what a rerun needs (cascade.c
  * says how): the least extra cost over order[0..n)'s own into *extra (an
  * LP's, so it may sit below the cover's MILP where few values choose).
- * Same statuses as cover_bound. */
+ * hint (n positions, may be NULL): a choice of values to run again, the
+ * cover's, whose broken steps start the rounds. Same statuses as
+ * cover_bound. */
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  double *extra, Err *e);
+                  const unsigned char *hint, double *extra, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):
  * its steps into out, with out->peak and out->cost simulated, the lowest

@@ -158,7 +158,7 @@ static void test_cascade_chain(void **st TU_UNUSED)
     int *ord = sim_baseline_order(g, &m);
     double extra = -1, lb = -1;
     Err e;
-    assert_int_equal(cascade_bound(g, ord, m, 30, 300, NULL, &extra, &e), ERR_OK);
+    assert_int_equal(cascade_bound(g, ord, m, 30, 300, NULL, NULL, &extra, &e), ERR_OK);
     if (fabs(extra - 2.4) > 1e-6)
         fail_msg("cascade bound %.17g, want 2.4", extra);
     assert_true(brute_order_optimum(g, ord, m, 30) == m + 3);
@@ -167,7 +167,7 @@ static void test_cascade_chain(void **st TU_UNUSED)
     assert_int_equal(cover_bound(g, ord, m, 30, 300, NULL, &lb, NULL, &e), ERR_OK);
     assert_true(lb == m + 3);
     /* a budget the step running BIG cannot fit */
-    assert_int_equal(cascade_bound(g, ord, m, 26, 300, NULL, &extra, &e), ERR_OVER_BUDGET);
+    assert_int_equal(cascade_bound(g, ord, m, 26, 300, NULL, NULL, &extra, &e), ERR_OVER_BUDGET);
     assert_string_equal(e.msg, "no plan in this order fits: BIG needs 27 bytes with its inputs alone");
     free(ord);
     graph_free(g);
@@ -182,7 +182,7 @@ static void cascade_case(const Case *k, void *ctx)
     CascadeTally *t = ctx;
     double extra = -1;
     Err e;
-    int rc = cascade_bound(k->g, k->ord, k->m, k->b, 300, NULL, &extra, &e);
+    int rc = cascade_bound(k->g, k->ord, k->m, k->b, 300, NULL, NULL, &extra, &e);
     if (k->opt < 0) {
         assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
         return;
@@ -204,6 +204,45 @@ static void test_cascade_below_optimum(void **st TU_UNUSED)
     each_case(11, 100, cascade_case, &t);
     assert_true(t.cases >= 70);
     assert_true(t.above >= t.cases / 4);
+}
+
+/* The cascade's rounds (one LP in one child, rows and columns added to it
+ * round by round and solved on from the last basis) end at the whole
+ * model's optimum whatever the first round holds: from the steps a hint
+ * of nothing dropped breaks, from everything dropped, and from the steps
+ * that must free the most (no hint) the values agree. The graphs have
+ * up to hundreds of steps over the budget, so runs take more than one
+ * round. */
+static void test_cascade_rounds(void **st TU_UNUSED)
+{
+    const char *kinds[] = {"transformer", "resnet", "random"};
+    for (int it = 0; it < 6; it++) {
+        Graph *g = gen_training(kinds[it % 3], 60 + 20 * it, 7u + (unsigned)it);
+        int m;
+        int *ord = sim_baseline_order(g, &m);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        unsigned char *zeros = calloc((size_t)m, 1), *ones = malloc((size_t)m);
+        memset(ones, 1, (size_t)m);
+        for (int q = 0; q <= 2; q++) {
+            int64_t b = lo + (bp - lo) * q / 8;
+            double v[3];
+            Err e;
+            const unsigned char *hints[3] = {NULL, zeros, ones};
+            for (int h = 0; h < 3; h++)
+                assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, hints[h], &v[h], &e), ERR_OK);
+            for (int h = 1; h < 3; h++)
+                if (fabs(v[h] - v[0]) > 1e-6 * fmax(1, bc))
+                    fail_msg("graph %d budget %lld: cascade bound %.17g from hint %d, %.17g without", it,
+                             (long long)b, v[h], h, v[0]);
+            assert_true(v[0] > 0);
+        }
+        free(zeros);
+        free(ones);
+        free(ord);
+        graph_free(g);
+    }
 }
 
 static void test_refusals(void **st TU_UNUSED)
@@ -228,4 +267,5 @@ TU_MAIN(TU_TEST(test_below_order_optimum)
         TU_TEST(test_below_every_plan)
         TU_TEST(test_cascade_chain)
         TU_TEST(test_cascade_below_optimum)
+        TU_TEST(test_cascade_rounds)
         TU_TEST(test_refusals))
