@@ -29,13 +29,15 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * could drop and recompute later (cover.c says why it holds and how
  * close it is); on orders of at most ORDER_SEARCH_MAX nodes the order's
  * optimum itself when the order search finishes in time. CBC solves the
- * cover in a child process (stoppable through p); past `seconds` its best
- * possible value stands, still a bound. With a second or more left, the
- * cascade rows (cascade_bound) may raise it; *whole (may be NULL) says
- * whether they were solved (or not needed).
+ * cover in a child process (stoppable through p); past its time its best
+ * possible value stands, still a bound. Where the cascade rows
+ * (cascade_bound) can have a second or more after it, the cover gets a
+ * fifth of `seconds` and the cascade the rest, starting from the cover's
+ * choice; the larger value is the bound. *whole (may be NULL) says
+ * whether the cascade gave one (or was not needed).
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
- * step cannot fit in that order at all; ERR_LIMIT when CBC gave nothing
- * in time; ERR_CANCELLED; ERR_IO. */
+ * step cannot fit in that order at all; ERR_LIMIT when neither gave
+ * anything in time; ERR_CANCELLED; ERR_IO. */
 /* Seconds the explorer's compare view and `remat solve --bound` give a
  * cover bound (most take well under one). */
 #define COVER_BOUND_SECONDS 10
