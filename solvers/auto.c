@@ -33,7 +33,7 @@
 static const SolverParam params[] = {
     OPT_P_NUM("time_limit", "auto", 0.001, 1e6, "auto", "most seconds for a solve; auto: 2 plus one per 50 nodes, at most 30, and 5.5 more for the exact member where it runs (it ends the solve when it proves the plan optimal)"),
     OPT_P_NUM("resolve_time", "0.05", 0.001, 1e6, NULL, "seconds FastSA polishes a re-solve's pick (the slider's quick answer)"),
-    OPT_P_TEXT("members", "all", "comma-separated solvers to run, cover (the cover bound's plan) among them (all: every one that applies)"),
+    OPT_P_TEXT("members", "all", "comma-separated solvers to run, cover (the cover bound's plan) and cascade (the cascade LP's) among them (all: every one that applies)"),
     OPT_P_INT("seed", "1", 0, 9e18, NULL, "FastSA's seed"),
     OPT_P_TEXT("fastsa", "", "options for the FastSA member, key=value separated by ';' (e.g. iters=30000;restarts=0)"),
     OPT_P_CHOICE("exact", "on", "on|off", "on: on graphs of at most 100 running nodes, Checkmate's MILP gets the time FastSA leaves, from the pool's best plan"),
@@ -168,7 +168,8 @@ static int auto_prepare(Solver *s, Err *e)
         char buf[512];
         snprintf(buf, sizeof buf, "%s", list);
         for (char *sv = NULL, *n = strtok_r(buf, ",", &sv); n; n = strtok_r(NULL, ",", &sv)) {
-            int known = strcmp(n, "fastsa") == 0 || strcmp(n, "checkmate") == 0 || strcmp(n, "cover") == 0;
+            int known = strcmp(n, "fastsa") == 0 || strcmp(n, "checkmate") == 0 || strcmp(n, "cover") == 0 ||
+                        strcmp(n, "cascade") == 0;
             for (int i = 0; i < N_MEMBERS; i++)
                 known |= strcmp(n, MEMBERS[i].name) == 0;
             if (!known)
@@ -366,6 +367,33 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
     return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
 }
 
+/* Most seconds the cascade LP's plan takes in a solve, and its share of
+ * the time limit: its LP takes 0.2-7 s on bench_paper's 1K-4K-node graphs
+ * at 25 %, and FastSA needs the rest. */
+#define CASCADE_PLAN_SECONDS 8.0
+#define CASCADE_PLAN_SHARE 0.2
+
+/* The cascade LP's plan (cascade_plan: the graph's order, reruns where the
+ * LP's fractional choice says), pooled, so FastSA starts from it when it
+ * is the best: on a transformer at 25 % the cover's choice pays for long
+ * chains and the LP's does not (opt_6_7b at 25 %, unit costs: +23.15 %,
+ * where FastSA alone ended at +26.5 %). Not on orders the exact search
+ * settles, nor with pin=/force=, which it knows nothing of. */
+static int run_cascade(Solver *s, int64_t budget, double seconds, Progress *p)
+{
+    if (budget == PLAN_NO_BUDGET || seconds < 1 || !member_on(s, "cascade") || s->rule ||
+        graph_running_nodes(s->g) <= ORDER_SEARCH_MAX)
+        return ERR_OK;
+    Plan pl;
+    plan_init(&pl);
+    Err e;
+    int rc = cascade_plan(s->g, budget, seconds, p, &pl, &e);
+    if (rc == ERR_OK && pl.T > 0)
+        pool_add(s, pl.steps, pl.T, "cascade");
+    plan_done(&pl);
+    return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
+}
+
 /* Does the pool's pick meet the graph order's bound, so that the search
  * may end (a plan in the graph's order at it is optimal there, and no
  * search can do better in that order; the proof is answer()'s)? Not on
@@ -545,9 +573,16 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         run_cover(s, budget, fmin(COVER_SECONDS, search_end - a->exact_time - clock_now()), p, &cover) ==
         ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
+    int done = pool_meets(s, budget, cover);
+    if (!done && run_cascade(s, budget,
+                             fmin(fmin(CASCADE_PLAN_SECONDS, CASCADE_PLAN_SHARE * a->time_limit),
+                                  search_end - a->exact_time - clock_now()),
+                             p) == ERR_CANCELLED)
+        return err_set(e, ERR_CANCELLED, "auto: cancelled");
     /* a pick at the graph order's bound ends the search */
     offer_pick(s, budget, p);
-    int rc = ERR_OK, done = pool_meets(s, budget, cover);
+    int rc = ERR_OK;
+    done = pool_meets(s, budget, cover);
     if (!done)
         rc = run_fastsa(s, budget, search_end - a->exact_time - clock_now(), 1, p, e);
     if (rc != ERR_CANCELLED && !done) {

@@ -316,7 +316,8 @@ static int choose_broken(Rounds *q, const double *x)
 }
 
 /* The child's side: round after round, the value of each LP solved to
- * its optimum (a double); 0, or 1 when the pipe failed. */
+ * its optimum and its solution's n position values (n + 1 doubles); 0, or
+ * 1 when the pipe failed. */
 static int rounds_child(void *ctx, int fd)
 {
     Rounds *q = ctx;
@@ -364,7 +365,8 @@ static int rounds_child(void *ctx, int fd)
          * CLP's tolerances must not lift it above a plan that exists */
         double val = Clp_objectiveValue(lp);
         val = val > 0 ? val / cscale * (1 - 1e-9) : 0;
-        fail = subproc_write(fd, &val, sizeof val) != 0;
+        fail = subproc_write(fd, &val, sizeof val) != 0 ||
+               subproc_write(fd, Clp_getColSolution(lp), (size_t)n * sizeof(double)) != 0;
         if (!fail && !choose_broken(q, Clp_getColSolution(lp)))
             break;      /* every step's rows hold: the whole model's optimum */
     }
@@ -374,7 +376,7 @@ static int rounds_child(void *ctx, int fd)
 }
 
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  const unsigned char *hint, double *extra, Err *e)
+                  const unsigned char *hint, double *extra, double *xout, Err *e)
 {
     *extra = 0;
     double t0 = clock_now();
@@ -424,9 +426,12 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
         /* the last whole record stands, whether or not a later round
          * finished (each round's optimum is a bound: rows left out only
          * lower it) */
-        size_t nrec = buf ? len / sizeof *extra : 0;
-        if (nrec > 0)
-            memcpy(extra, buf + (nrec - 1) * sizeof *extra, sizeof *extra);
+        size_t rl = ((size_t)n + 1) * sizeof(double), nrec = buf ? len / rl : 0;
+        if (nrec > 0) {
+            memcpy(extra, buf + (nrec - 1) * rl, sizeof *extra);
+            if (xout)
+                memcpy(xout, buf + (nrec - 1) * rl + sizeof *extra, (size_t)n * sizeof *xout);
+        }
         free(buf);
         if (src == ERR_CANCELLED || src == ERR_IO)
             rc = src;

@@ -49,10 +49,19 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
  * says how): the least extra cost over order[0..n)'s own into *extra (an
  * LP's, so it may sit below the cover's MILP where few values choose).
  * hint (n positions, may be NULL): a choice of values to run again, the
- * cover's, whose broken steps start the rounds. Same statuses as
- * cover_bound. */
+ * cover's, whose broken steps start the rounds. xout (n, may be NULL):
+ * the last LP's x, how much each position runs again, when ERR_OK. Same
+ * statuses as cover_bound. */
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  const unsigned char *hint, double *extra, Err *e);
+                  const unsigned char *hint, double *extra, double *xout, Err *e);
+
+/* A plan in the graph's order from the cascade LP's choice: the values
+ * it runs again by at least a threshold (falling: 0.5, 0.2, 0.05) are
+ * dropped and run again as the cover's plan does (cover_plan); the
+ * cheapest within the budget into out (simulated, tidied), else the
+ * lowest peak. ERR_OK; ERR_LIMIT when the LP gave nothing in `seconds`
+ * or no memory must be freed; ERR_OVER_BUDGET, ERR_CANCELLED, ERR_IO. */
+int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):
  * its steps into out, with out->peak and out->cost simulated, the lowest

@@ -158,7 +158,7 @@ static void test_cascade_chain(void **st TU_UNUSED)
     int *ord = sim_baseline_order(g, &m);
     double extra = -1, lb = -1;
     Err e;
-    assert_int_equal(cascade_bound(g, ord, m, 30, 300, NULL, NULL, &extra, &e), ERR_OK);
+    assert_int_equal(cascade_bound(g, ord, m, 30, 300, NULL, NULL, &extra, NULL, &e), ERR_OK);
     if (fabs(extra - 2.4) > 1e-6)
         fail_msg("cascade bound %.17g, want 2.4", extra);
     assert_true(brute_order_optimum(g, ord, m, 30) == m + 3);
@@ -167,7 +167,7 @@ static void test_cascade_chain(void **st TU_UNUSED)
     assert_int_equal(cover_bound(g, ord, m, 30, 300, NULL, &lb, NULL, &e), ERR_OK);
     assert_true(lb == m + 3);
     /* a budget the step running BIG cannot fit */
-    assert_int_equal(cascade_bound(g, ord, m, 26, 300, NULL, NULL, &extra, &e), ERR_OVER_BUDGET);
+    assert_int_equal(cascade_bound(g, ord, m, 26, 300, NULL, NULL, &extra, NULL, &e), ERR_OVER_BUDGET);
     assert_string_equal(e.msg, "no plan in this order fits: BIG needs 27 bytes with its inputs alone");
     free(ord);
     graph_free(g);
@@ -182,7 +182,7 @@ static void cascade_case(const Case *k, void *ctx)
     CascadeTally *t = ctx;
     double extra = -1;
     Err e;
-    int rc = cascade_bound(k->g, k->ord, k->m, k->b, 300, NULL, NULL, &extra, &e);
+    int rc = cascade_bound(k->g, k->ord, k->m, k->b, 300, NULL, NULL, &extra, NULL, &e);
     if (k->opt < 0) {
         assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
         return;
@@ -231,7 +231,7 @@ static void test_cascade_rounds(void **st TU_UNUSED)
             Err e;
             const unsigned char *hints[3] = {NULL, zeros, ones};
             for (int h = 0; h < 3; h++)
-                assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, hints[h], &v[h], &e), ERR_OK);
+                assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, hints[h], &v[h], NULL, &e), ERR_OK);
             for (int h = 1; h < 3; h++)
                 if (fabs(v[h] - v[0]) > 1e-6 * fmax(1, bc))
                     fail_msg("graph %d budget %lld: cascade bound %.17g from hint %d, %.17g without", it,
@@ -243,6 +243,56 @@ static void test_cascade_rounds(void **st TU_UNUSED)
         free(ord);
         graph_free(g);
     }
+}
+
+/* The cascade LP's plan (cascade_plan): on the chain of test_cascade_chain
+ * the LP runs S1, S2 and S3 again by 0.8 each, so the plan reruns all
+ * three after RED: the order's optimum, m + 3, within the budget. On
+ * generated graphs its plans are valid (the independent checker), and
+ * within the budget never below the cascade bound of the same order. */
+static void test_cascade_plan(void **st TU_UNUSED)
+{
+    Graph *g = tu_graph("!x; P:x; S1=10:P; S2=10:S1; S3=10:S2; BIG=25:P; RED:BIG; OUT:RED,S3,P");
+    int m;
+    int *ord = sim_baseline_order(g, &m);
+    Plan p;
+    plan_init(&p);
+    Err e;
+    assert_int_equal(cascade_plan(g, 30, 300, NULL, &p, &e), ERR_OK);
+    tu_check_within(g, &p, 30);
+    assert_true(p.cost == m + 3);
+    free(ord);
+    graph_free(g);
+    const char *kinds[] = {"transformer", "resnet", "random"};
+    int fits = 0;
+    for (int it = 0; it < 6; it++) {
+        g = gen_training(kinds[it % 3], 60 + 20 * it, 11u + (unsigned)it);
+        ord = sim_baseline_order(g, &m);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        for (int q = 1; q <= 5; q++) {
+            int64_t b = lo + (bp - lo) * q / 6;
+            double extra;
+            plan_reset(&p);
+            int rc = cascade_plan(g, b, 300, NULL, &p, &e);
+            assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
+            if (rc != ERR_OK)
+                continue;
+            tu_check_plan(g, &p);
+            if (p.peak > b)
+                continue;
+            assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, NULL, &extra, NULL, &e), ERR_OK);
+            if (p.cost < (bc + extra) * (1 - 1e-9))
+                fail_msg("graph %d budget %lld: cascade plan %.17g below its order's bound %.17g", it, (long long)b,
+                         p.cost, bc + extra);
+            fits++;
+        }
+        free(ord);
+        graph_free(g);
+    }
+    plan_done(&p);
+    assert_true(fits >= 6);
 }
 
 static void test_refusals(void **st TU_UNUSED)
@@ -268,4 +318,5 @@ TU_MAIN(TU_TEST(test_below_order_optimum)
         TU_TEST(test_cascade_chain)
         TU_TEST(test_cascade_below_optimum)
         TU_TEST(test_cascade_rounds)
+        TU_TEST(test_cascade_plan)
         TU_TEST(test_refusals))
