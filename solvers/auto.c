@@ -387,9 +387,14 @@ static int run_cascade(Solver *s, int64_t budget, double seconds, Progress *p)
     Plan pl;
     plan_init(&pl);
     Err e;
-    int rc = cascade_plan(s->g, budget, seconds, p, &pl, &e);
+    double bound;
+    int rc = cascade_plan(s->g, budget, seconds, p, &pl, &bound, &e);
     if (rc == ERR_OK && pl.T > 0)
         pool_add(s, pl.steps, pl.T, "cascade");
+    /* its LP bounds the graph's order too: the answer's bound, which has
+     * the solve's last second, finds it cached (a caller with more time
+     * than this solves the whole bound again) */
+    bound_cover_remember(s->g, budget, seconds, bound);
     plan_done(&pl);
     return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
 }

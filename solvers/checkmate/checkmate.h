@@ -59,9 +59,10 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
  * it runs again by at least a threshold (falling: 0.5, 0.2, 0.05) are
  * dropped and run again as the cover's plan does (cover_plan); the
  * cheapest within the budget into out (simulated, tidied), else the
- * lowest peak. ERR_OK; ERR_LIMIT when the LP gave nothing in `seconds`
- * or no memory must be freed; ERR_OVER_BUDGET, ERR_CANCELLED, ERR_IO. */
-int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, Err *e);
+ * lowest peak, and the LP's bound on the graph's order in *bound (-1:
+ * none). ERR_OK; ERR_LIMIT when the LP gave nothing in `seconds` or no
+ * memory must be freed; ERR_OVER_BUDGET, ERR_CANCELLED, ERR_IO. */
+int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):
  * its steps into out, with out->peak and out->cost simulated, the lowest

@@ -705,7 +705,7 @@ int cover_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan
  * chains at the steps no row sees). */
 static const double CASCADE_PLAN_THETA[] = {0.5, 0.2, 0.05};
 
-int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, Err *e)
+int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e)
 {
     int n;
     int *order = sim_baseline_order(g, &n);
@@ -718,6 +718,12 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
         rc = err_set(e, ERR_LIMIT, "cascade: no memory to free in the graph's order");
     if (rc == ERR_OK)
         rc = cascade_bound(g, order, n, budget, seconds, p, NULL, &extra, x, e);
+    *bound = -1;
+    if (rc == ERR_OK) {
+        *bound = extra;
+        for (int i = 0; i < n; i++)
+            *bound += g->nodes[order[i]].cost;
+    }
     Plan try;
     plan_init(&try);
     plan_reset(out);

@@ -258,9 +258,12 @@ static void test_cascade_plan(void **st TU_UNUSED)
     Plan p;
     plan_init(&p);
     Err e;
-    assert_int_equal(cascade_plan(g, 30, 300, NULL, &p, &e), ERR_OK);
+    double cb;
+    assert_int_equal(cascade_plan(g, 30, 300, NULL, &p, &cb, &e), ERR_OK);
     tu_check_within(g, &p, 30);
     assert_true(p.cost == m + 3);
+    if (fabs(cb - (m + 2.4)) > 1e-6)
+        fail_msg("cascade plan's bound %.17g, want %d + 2.4", cb, m);
     free(ord);
     graph_free(g);
     const char *kinds[] = {"transformer", "resnet", "random"};
@@ -275,7 +278,7 @@ static void test_cascade_plan(void **st TU_UNUSED)
             int64_t b = lo + (bp - lo) * q / 6;
             double extra;
             plan_reset(&p);
-            int rc = cascade_plan(g, b, 300, NULL, &p, &e);
+            int rc = cascade_plan(g, b, 300, NULL, &p, &cb, &e);
             assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
             if (rc != ERR_OK)
                 continue;
@@ -283,6 +286,9 @@ static void test_cascade_plan(void **st TU_UNUSED)
             if (p.peak > b)
                 continue;
             assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, NULL, &extra, NULL, &e), ERR_OK);
+            if (fabs(cb - (bc + extra)) > 1e-6 * bc)
+                fail_msg("graph %d budget %lld: cascade plan's bound %.17g, the cascade bound %.17g", it,
+                         (long long)b, cb, bc + extra);
             if (p.cost < (bc + extra) * (1 - 1e-9))
                 fail_msg("graph %d budget %lld: cascade plan %.17g below its order's bound %.17g", it, (long long)b,
                          p.cost, bc + extra);
