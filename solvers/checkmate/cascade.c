@@ -126,10 +126,10 @@ static void chain_inputs(Casc *c, int v, int t, int d)
 }
 
 /* The rows of the steps st[a] with in[a] == want into R (emptied first),
- * their cascade columns numbered on from c->ncols; returns the column
- * count after them. Each step's y and h columns are its own, so a round's
- * new steps add columns and rows without touching the model's others. */
-static int build_rows(Casc *c, const Step *st, int ns, const unsigned char *in, unsigned char want, const int *held,
+ * their cascade columns numbered on from c->ncols (c->ncols after them).
+ * Each step's y and h columns are its own, so a round's new steps add
+ * columns and rows without touching the model's others. */
+static void build_rows(Casc *c, const Step *st, int ns, const unsigned char *in, unsigned char want, const int *held,
                       Rows *R)
 {
     const Graph *g = c->g;
@@ -166,7 +166,6 @@ static int build_rows(Casc *c, const Step *st, int ns, const unsigned char *in, 
         }
         rows_add(R, c->idx, c->val, k + c->nq, 1);
     }
-    return c->ncols;
 }
 
 static int by_pos_desc(const void *a, const void *b)
@@ -260,21 +259,26 @@ typedef struct {
     double engine_end;      /* clock_now() by which CLP must stop */
 } Rounds;
 
+/* Append k empty columns in [0, 1] to lp, costing obj[0..k) (NULL:
+ * nothing). */
+static void lp_add_columns(Clp_Simplex *lp, int k, const double *obj)
+{
+    double *lo = xcalloc((size_t)k + 1, sizeof *lo), *up = xmallocarray((size_t)k + 1, sizeof *up);
+    int *starts = xcalloc((size_t)k + 1, sizeof *starts);
+    for (int i = 0; i < k; i++)
+        up[i] = 1;
+    Clp_addColumns(lp, k, lo, up, obj ? obj : lo, (const CoinBigIndex *)starts, NULL, NULL);
+    free(lo);
+    free(up);
+    free(starts);
+}
+
 /* Append R's rows, and the columns from `from` to `to` (the cascade's
- * own: in [0, 1], no cost), to lp. */
+ * own: no cost), to lp. */
 static void lp_append(Clp_Simplex *lp, const Rows *R, int from, int to)
 {
-    int k = to - from;
-    if (k > 0) {
-        double *lo = xcalloc((size_t)k, sizeof *lo), *up = xmallocarray((size_t)k, sizeof *up);
-        int *starts = xcalloc((size_t)k + 1, sizeof *starts);
-        for (int i = 0; i < k; i++)
-            up[i] = 1;
-        Clp_addColumns(lp, k, lo, up, lo, (const CoinBigIndex *)starts, NULL, NULL);
-        free(lo);
-        free(up);
-        free(starts);
-    }
+    if (to > from)
+        lp_add_columns(lp, to - from, NULL);
     if (R->nrows > 0) {
         double *up = xmallocarray((size_t)R->nrows, sizeof *up);
         for (int r = 0; r < R->nrows; r++)
@@ -323,24 +327,13 @@ static int rounds_child(void *ctx, int fd)
     Rounds *q = ctx;
     Casc *c = q->c;
     int n = c->n;
-    double cmax = 0;
+    double cscale = rows_cost_scale(q->w, n), *obj = xmallocarray((size_t)n + 1, sizeof *obj);
     for (int i = 0; i < n; i++)
-        cmax = fmax(cmax, q->w[i]);
-    double cscale = cmax > 0 ? 1 / cmax : 1;
+        obj[i] = q->w[i] * cscale;
     Clp_Simplex *lp = Clp_newModel();
     Clp_setLogLevel(lp, 0);
-    double *lo = xcalloc((size_t)n + 1, sizeof *lo), *up = xmallocarray((size_t)n + 1, sizeof *up),
-           *obj = xmallocarray((size_t)n + 1, sizeof *obj);
-    int *starts = xcalloc((size_t)n + 1, sizeof *starts);
-    for (int i = 0; i < n; i++) {
-        up[i] = 1;
-        obj[i] = q->w[i] * cscale;
-    }
-    Clp_addColumns(lp, n, lo, up, obj, (const CoinBigIndex *)starts, NULL, NULL);
-    free(lo);
-    free(up);
+    lp_add_columns(lp, n, obj);
     free(obj);
-    free(starts);
     Rows R = {0};
     int fail = 0;
     c->ncols = n;
@@ -361,10 +354,7 @@ static int rounds_child(void *ctx, int fd)
             Clp_dual(lp, 0);
         if (!Clp_isProvenOptimal(lp))
             break;
-        /* the optimum as a bound in the costs' own units, a hair lower:
-         * CLP's tolerances must not lift it above a plan that exists */
-        double val = Clp_objectiveValue(lp);
-        val = val > 0 ? val / cscale * (1 - 1e-9) : 0;
+        double val = rows_bound_of(Clp_objectiveValue(lp), cscale);
         fail = subproc_write(fd, &val, sizeof val) != 0 ||
                subproc_write(fd, Clp_getColSolution(lp), (size_t)n * sizeof(double)) != 0;
         if (!fail && !choose_broken(q, Clp_getColSolution(lp)))

@@ -212,6 +212,19 @@ static double exact_cost(const double *w, int n, const Rows *R, const double *x)
     return c;
 }
 
+double rows_cost_scale(const double *w, int n)
+{
+    double cmax = 0;
+    for (int i = 0; i < n; i++)
+        cmax = fmax(cmax, w[i]);
+    return cmax > 0 ? 1 / cmax : 1;
+}
+
+double rows_bound_of(double obj, double cscale)
+{
+    return obj > 0 ? obj / cscale * (1 - 1e-9) : 0;
+}
+
 int solve_rows(const double *w, int n, int nint, const Rows *R, double seconds, Progress *p, double *extra,
                unsigned char *pick, double *xval, Err *e)
 {
@@ -220,10 +233,7 @@ int solve_rows(const double *w, int n, int nint, const Rows *R, double seconds, 
         memset(pick, 0, (size_t)nint);
     if (R->nrows == 0)
         return ERR_OK;
-    double cmax = 0;
-    for (int i = 0; i < n; i++)
-        cmax = fmax(cmax, w[i]);
-    double cscale = cmax > 0 ? 1 / cmax : 1;
+    double cscale = rows_cost_scale(w, n);
     /* loaded column by column in one call: a row at a time, CBC took
      * 1.4 s to take lstm64's cover (2.3K columns) before it started */
     Csr col;    /* per column, the rows' entries q that hold it, by row */
@@ -301,7 +311,7 @@ int solve_rows(const double *w, int n, int nint, const Rows *R, double seconds, 
         if (a.status == ENGINE_OPTIMAL && a.x && nint == n)
             x = exact_cost(w, n, R, a.x);
         double bp = m ? a.best_possible : a.obj;
-        *extra = x >= 0 ? x : bp > 0 ? bp / cscale * (1 - 1e-9) : 0;
+        *extra = x >= 0 ? x : rows_bound_of(bp, cscale);
         for (int i = 0; pick && a.x && i < nint; i++)
             pick[i] = a.x[i] > 0.5;
         if (xval && a.x)

@@ -46,6 +46,14 @@ int order_steps(const Graph *g, const int *order, int n, int64_t budget, const i
                 Err *e);
 void steps_free(Steps *S);
 
+/* The factor the engines see costs scaled by (1 / the largest of
+ * w[0..n), 1 when none is positive), and an LP's or CBC's objective at
+ * that scale as a bound in the costs' own units: a hair lower, since the
+ * engine's tolerances must not lift a bound above a plan that exists (0
+ * when not positive). */
+double rows_cost_scale(const double *w, int n);
+double rows_bound_of(double obj, double cscale);
+
 /* The least sum of w(c) x(c) over columns 0..n) in [0, 1] within the
  * rows, from below, into *extra (0 when no row): with nint > 0, columns
  * 0..nint) binary, solved by CBC (its best possible value when it stops on
