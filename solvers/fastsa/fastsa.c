@@ -541,15 +541,20 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
      * them; now at 4 s); the run takes half the descent's time, as below */
     int deepT = 0, *deep = NULL;
     double ladder_share = LADDER_SHARE;
+    /* the run from the deep start, wherever it comes: half the descent's
+     * time, taken from the descent's share */
+#define RUN_DEEP_START()                                                                \
+    do {                                                                                \
+        rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));     \
+        done += LADDER_SHARE / 2;                                                       \
+        ladder_share -= LADDER_SHARE / 2;                                               \
+    } while (0)
     if (ladder && rc == 0 && !X.best.fits) {
         repair_best(&X, full);
         if (!X.best.fits && X.best.M <= X.budget + X.budget / DEEP_NEAR)
             deep = deep_start(&X, &deepT);
-        if (deep) {
-            rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));
-            done += LADDER_SHARE / 2;
-            ladder_share -= LADDER_SHARE / 2;
-        }
+        if (deep)
+            RUN_DEEP_START();
     }
     for (int i = 0; i < ns && rc == 0; i++) {
         rc = run_plain(&X, RUN_SEED + i, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL(1));
@@ -569,16 +574,14 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     if (ladder && rc == 0 && !X.best.fits && !deep) {
         repair_best(&X, full);
         deep = deep_start(&X, &deepT);
-        if (deep && rc == 0) {
-            rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));
-            done += LADDER_SHARE / 2;
-            ladder_share -= LADDER_SHARE / 2;
-        }
+        if (deep)
+            RUN_DEEP_START();
     }
     if (ladder && rc == 0) {
         rc = run_ladder(&X, RUN_LADDER, order, L, NEXT_UNTIL(ladder_share));
         done += ladder_share;
     }
+#undef RUN_DEEP_START
 #undef NEXT_UNTIL
     if (rc == 0)
         repair_best(&X, full);
