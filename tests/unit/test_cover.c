@@ -301,6 +301,51 @@ static void test_cascade_plan(void **st TU_UNUSED)
     assert_true(fits >= 6);
 }
 
+/* Where every rounding of the LP at the budget lifts the peak over it
+ * (the reruns' own steps), the lower model budgets' rounds find a plan
+ * within it; on generated graphs at tight budgets that happens often, and
+ * the plan is never below the order's bound at the budget. */
+static void test_cascade_lowered(void **st TU_UNUSED)
+{
+    const char *kinds[] = {"transformer", "resnet", "random"};
+    int over = 0, rescued = 0;
+    Plan at, p;
+    plan_init(&at);
+    plan_init(&p);
+    Err e;
+    for (int it = 0; it < 9; it++) {
+        Graph *g = gen_training(kinds[it % 3], 20 + 10 * it, 11u + (unsigned)it);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc, lb, cb;
+        sim_baseline(g, &bp, &bc);
+        for (int q = 1; q <= 4; q++) {
+            int64_t b = lo + (bp - lo) * q / 10;
+            int rc = cascade_plan_at(g, b, b, 300, NULL, &at, &lb, &e);
+            if (rc != ERR_OK || at.peak <= b)
+                continue;
+            over++;
+            tu_check_plan(g, &at);
+            assert_int_equal(cascade_plan(g, b, 300, NULL, &p, &cb, &e), ERR_OK);
+            tu_check_plan(g, &p);
+            /* the bound is the LP's at the budget, not a lowered one's */
+            if (fabs(cb - lb) > 1e-9 * bc)
+                fail_msg("graph %d budget %lld: bound %.17g, the LP's at the budget %.17g", it, (long long)b, cb, lb);
+            assert_true(p.peak <= at.peak);
+            if (p.peak <= b) {
+                rescued++;
+                if (p.cost < cb * (1 - 1e-9))
+                    fail_msg("graph %d budget %lld: plan %.17g below its order's bound %.17g", it, (long long)b,
+                             p.cost, cb);
+            }
+        }
+        graph_free(g);
+    }
+    plan_done(&at);
+    plan_done(&p);
+    if (over < 8 || rescued < over / 2)
+        fail_msg("%d roundings over the budget, %d brought within it by lower model budgets", over, rescued);
+}
+
 static void test_refusals(void **st TU_UNUSED)
 {
     /* B reads A (size 4) and is 4 itself: no step running B fits in 7 */
@@ -325,4 +370,5 @@ TU_MAIN(TU_TEST(test_below_order_optimum)
         TU_TEST(test_cascade_below_optimum)
         TU_TEST(test_cascade_rounds)
         TU_TEST(test_cascade_plan)
+        TU_TEST(test_cascade_lowered)
         TU_TEST(test_refusals))
