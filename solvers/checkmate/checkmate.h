@@ -33,7 +33,8 @@ int checkmate_lp_bound(const Graph *g, int64_t budget, double seconds, Progress 
  * possible value stands, still a bound. Where the cascade rows
  * (cascade_bound) can have a second or more after it, the cover gets a
  * fifth of `seconds` and the cascade the rest, starting from the cover's
- * choice; the larger value is the bound. *whole (may be NULL) says
+ * choice; with less, the cover takes what it needs and the cascade what
+ * is left (from 0.1 s); the larger value is the bound. *whole (may be NULL) says
  * whether the cascade gave one (or was not needed).
  * ERR_OK with *bound; ERR_OVER_BUDGET (message names the node) when some
  * step cannot fit in that order at all; ERR_LIMIT when neither gave

@@ -50,9 +50,18 @@
  * the 20-node training graphs need at most 11 thousand. */
 #define COVER_SEARCH_STATES 100000
 
-/* Least time worth giving the cascade rows (cascade.c): its rounds of LPs
- * take 2-6 s on graphs of 1-2K nodes. */
+/* Least time for which the cover gets only its share (COVER_SHARE) and
+ * the cascade rows (cascade.c) the rest: its rounds of LPs take 2-6 s on
+ * graphs of 1-2K nodes. */
 #define CASCADE_MIN_SECONDS 1.0
+
+/* With less, the cover takes what it needs and the cascade gets what is
+ * left, from this much: an answer's bound has the solve's last second,
+ * and on resnet50 at 25 % (unit costs) the cascade on the plan's own
+ * order takes 0.3 s after the cover's 0.2 s, where the rule above left it
+ * out below 1.25 s ("gap 7.5 % to 552.2"; the order's cascade bound is
+ * 576.4). */
+#define CASCADE_LEAST_SECONDS 0.1
 
 /* The cover's share of a bound's time when the cascade rows follow. CBC
  * proves some covers slowly (13.5 s of 30 on mobilenet_v3_large at 50 %,
@@ -392,7 +401,7 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
         double left = seconds - (clock_now() - t0), more;
         Err ce;
         int crc = ERR_LIMIT;
-        if (rc == ERR_OK && xr != ERR_OK && R.nrows && left >= CASCADE_MIN_SECONDS) {
+        if (rc == ERR_OK && xr != ERR_OK && R.nrows && left >= CASCADE_LEAST_SECONDS) {
             crc = cascade_bound(g, order, n, budget, left, p, cover_late ? NULL : pick, &more, NULL, &ce);
             if (crc == ERR_OK)
                 extra = fmax(extra, more);
