@@ -621,9 +621,19 @@ static int plan_round(const Graph *g, const int *order, int n, int64_t mb, const
     return rc;
 }
 
-/* Keep try in out when it beats what out holds (cheapest within the
- * budget, else lowest peak): try is simulated and, within the budget,
- * tidied first. */
+/* Move try's steps into out when it beats what out holds (cheapest within
+ * the budget, else lowest peak); both simulated. */
+static void take_better(int64_t budget, Plan *try, Plan *out)
+{
+    if (out->T == 0 || cands_better(budget, try->peak, try->cost, out->peak, out->cost)) {
+        plan_swap_steps(out, try);
+        out->peak = try->peak;
+        out->cost = try->cost;
+    }
+}
+
+/* Keep try in out when it beats what out holds (take_better): try is
+ * simulated and, within the budget, tidied first. */
 static int keep_better(const Graph *g, int64_t budget, Plan *try, Plan *out, Err *e)
 {
     if (plan_evaluate_with(try, g, 0, 0, NULL, e) != ERR_OK ||
@@ -633,11 +643,7 @@ static int keep_better(const Graph *g, int64_t budget, Plan *try, Plan *out, Err
         err_prefix(e, "cover: internal error");
         return e->code = ERR_INVALID;
     }
-    if (out->T == 0 || cands_better(budget, try->peak, try->cost, out->peak, out->cost)) {
-        plan_swap_steps(out, try);
-        out->peak = try->peak;
-        out->cost = try->cost;
-    }
+    take_better(budget, try, out);
     return ERR_OK;
 }
 
@@ -812,12 +818,9 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
         }
         if (round == 0)
             *bound = lb;
-        if (out->T == 0 || cands_better(budget, try.peak, try.cost, out->peak, out->cost)) {
-            plan_swap_steps(out, &try);
-            out->peak = try.peak;
-            out->cost = try.cost;
-        }
-        if (try.peak <= budget) {
+        int64_t peak = try.peak;
+        take_better(budget, &try, out);
+        if (peak <= budget) {
             fits = mb;
             if (over - fits < budget / 200)
                 break;
@@ -826,7 +829,7 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
         }
         /* halfway to the last that fitted, else lower by the excess, by
          * more each time it comes back (the cover's rounds) */
-        mb = fits >= 0 ? fits + (over - fits) / 2 : mb - ((try.peak - budget) << round);
+        mb = fits >= 0 ? fits + (over - fits) / 2 : mb - ((peak - budget) << round);
     }
     plan_done(&try);
     return rc;
