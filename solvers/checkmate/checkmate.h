@@ -71,8 +71,10 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
  * (the rounding is not monotone in mb). The best plan into out, the bound
- * at the budget into *bound. The same statuses as cascade_plan_at's at
- * the budget; a later round's failure ends the rounds. */
+ * at the budget into *bound; each cheaper plan within the budget is
+ * offered to p's listener as the rounds find it (progress_offer, origin
+ * "cascade"). The same statuses as cascade_plan_at's at the budget; a
+ * later round's failure ends the rounds. */
 int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):

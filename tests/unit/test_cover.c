@@ -329,10 +329,36 @@ static void test_cascade_plan(void **st TU_UNUSED)
     assert_true(fits >= 6);
 }
 
+/* The plans cascade_plan offers while it runs: each within the budget
+ * and cheaper than the one before. */
+typedef struct {
+    const Graph *g;
+    int64_t budget;
+    int n;
+    double last;
+} Offers;
+
+static void count_offer(void *ctx, const int *steps, int T, const char *origin)
+{
+    Offers *o = ctx;
+    Sim sim;
+    Err e;
+    assert_string_equal(origin, "cascade");
+    assert_int_equal(sim_run(o->g, steps, T, &sim, &e), ERR_OK);
+    if (sim.peak > o->budget || (o->n && sim.cost >= o->last))
+        fail_msg("offer %d: peak %lld (budget %lld), cost %.17g after %.17g", o->n, (long long)sim.peak,
+                 (long long)o->budget, sim.cost, o->last);
+    o->last = sim.cost;
+    o->n++;
+    sim_done(&sim);
+}
+
 /* Where every rounding of the LP at the budget lifts the peak over it
  * (the reruns' own steps), the lower model budgets' rounds find a plan
  * within it; on generated graphs at tight budgets that happens often, and
- * the plan is never below the order's bound at the budget. */
+ * the plan is never below the order's bound at the budget. Each better
+ * plan within the budget is offered as it comes, the last one the
+ * answer. */
 static void test_cascade_lowered(void **st TU_UNUSED)
 {
     const char *kinds[] = {"transformer", "resnet", "random"};
@@ -353,8 +379,16 @@ static void test_cascade_lowered(void **st TU_UNUSED)
                 continue;
             over++;
             tu_check_plan(g, &at);
-            assert_int_equal(cascade_plan(g, b, 300, NULL, &p, &cb, &e), ERR_OK);
+            Progress pr;
+            progress_init(&pr);
+            Offers o = {g, b, 0, 0};
+            pr.offer = count_offer;
+            pr.offer_ctx = &o;
+            assert_int_equal(cascade_plan(g, b, 300, &pr, &p, &cb, &e), ERR_OK);
             tu_check_plan(g, &p);
+            if (p.peak <= b ? o.n == 0 || o.last != p.cost : o.n != 0)
+                fail_msg("graph %d budget %lld: %d offers, the last %.17g; the plan %.17g at peak %lld", it,
+                         (long long)b, o.n, o.last, p.cost, (long long)p.peak);
             /* the bound is the LP's at the budget, not a lowered one's */
             if (fabs(cb - lb) > 1e-9 * bc)
                 fail_msg("graph %d budget %lld: bound %.17g, the LP's at the budget %.17g", it, (long long)b, cb, lb);
