@@ -329,30 +329,6 @@ static void test_cascade_plan(void **st TU_UNUSED)
     assert_true(fits >= 6);
 }
 
-/* The plans cascade_plan offers while it runs: each within the budget
- * and cheaper than the one before. */
-typedef struct {
-    const Graph *g;
-    int64_t budget;
-    int n;
-    double last;
-} Offers;
-
-static void count_offer(void *ctx, const int *steps, int T, const char *origin)
-{
-    Offers *o = ctx;
-    Sim sim;
-    Err e;
-    assert_string_equal(origin, "cascade");
-    assert_int_equal(sim_run(o->g, steps, T, &sim, &e), ERR_OK);
-    if (sim.peak > o->budget || (o->n && sim.cost >= o->last))
-        fail_msg("offer %d: peak %lld (budget %lld), cost %.17g after %.17g", o->n, (long long)sim.peak,
-                 (long long)o->budget, sim.cost, o->last);
-    o->last = sim.cost;
-    o->n++;
-    sim_done(&sim);
-}
-
 /* Where every rounding of the LP at the budget lifts the peak over it
  * (the reruns' own steps), the lower model budgets' rounds find a plan
  * within it; on generated graphs at tight budgets that happens often, and
@@ -381,8 +357,8 @@ static void test_cascade_lowered(void **st TU_UNUSED)
             tu_check_plan(g, &at);
             Progress pr;
             progress_init(&pr);
-            Offers o = {g, b, 0, 0};
-            pr.offer = count_offer;
+            TuOffers o = {.g = g, .budget = b, .origin = "cascade"};
+            pr.offer = tu_on_offer;
             pr.offer_ctx = &o;
             assert_int_equal(cascade_plan(g, b, 300, &pr, &p, &cb, &e), ERR_OK);
             tu_check_plan(g, &p);

@@ -744,26 +744,6 @@ static void test_anneal_ticks(void **state TU_UNUSED)
     }
 }
 
-typedef struct {
-    const Graph *g;
-    int64_t budget;
-    int n;
-    double last;
-} Offers;
-
-static void on_offer(void *ctx, const int *steps, int T, const char *origin)
-{
-    Offers *o = ctx;
-    double c;
-    int64_t pk = tu_check_peak(o->g, steps, T, &c);
-    assert_string_equal(origin, "fastsa");
-    assert_true(pk >= 0 && pk <= o->budget);
-    if (o->n > 0 && !(c < o->last))
-        fail_msg("offer %d costs %g, not below the one before (%g)", o->n + 1, c, o->last);
-    o->last = c;
-    o->n++;
-}
-
 /* What a search offers while it runs: valid plans within the budget, each
  * cheaper than the one before, and the answer no dearer than the last. */
 static void test_offers_improve(void **state TU_UNUSED)
@@ -772,10 +752,10 @@ static void test_offers_improve(void **state TU_UNUSED)
     int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
     const char *opts[] = {"time_limit=1", "seed=2", NULL};
     Solver *s = tu_solver(g, "fastsa", opts);
-    Offers o = {.g = g, .budget = lo + (bp - lo) / 4};
+    TuOffers o = {.g = g, .budget = lo + (bp - lo) / 4, .origin = "fastsa"};
     Progress pr;
     progress_init(&pr);
-    pr.offer = on_offer;
+    pr.offer = tu_on_offer;
     pr.offer_ctx = &o;
     Err e;
     err_clear(&e);

@@ -276,6 +276,31 @@ static inline double tu_check_within(const Graph *g, const Plan *p, int64_t budg
     return c;
 }
 
+/* What a search offers while it runs (Progress.offer, ctx a TuOffers):
+ * each plan valid and within the budget by the independent checker, from
+ * `origin`, and cheaper than the one before; n and last count them. */
+typedef struct {
+    const Graph *g;
+    int64_t budget;
+    const char *origin;
+    int n;
+    double last;
+} TuOffers;
+
+static inline void tu_on_offer(void *ctx, const int *steps, int T, const char *origin)
+{
+    TuOffers *o = ctx;
+    double c;
+    int64_t pk = tu_check_peak(o->g, steps, T, &c);
+    assert_string_equal(origin, o->origin);
+    if (pk < 0 || pk > o->budget)
+        fail_msg("offer %d: peak %lld, budget %lld", o->n + 1, (long long)pk, (long long)o->budget);
+    if (o->n > 0 && !(c < o->last))
+        fail_msg("offer %d costs %g, not below the one before (%g)", o->n + 1, c, o->last);
+    o->last = c;
+    o->n++;
+}
+
 /* solver_new for class `name` with options (NULL-terminated "k=v" list, a
  * bad one fails the test); NULL with *e set when the solver refuses g. */
 static inline Solver *tu_solver_new(const Graph *g, const char *name, const char *const *opts, Err *e)
