@@ -16,6 +16,7 @@
  * (adopt), so a quick answer is never dearer than a plan already found.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "src/base/clock.h"
 #include "src/plan/bound.h"
 #include "src/plan/cands.h"
+#include "src/plan/relay.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/plan/tidy.h"
@@ -83,7 +85,6 @@ typedef struct {
     double exact_bound;
     int64_t exact_budget;
     double cover_secs;          /* the last cover plan took (-1: none, or it failed) */
-    double offered;             /* cost of the last plan offered to the caller's listener (-1: none) */
 } Auto;
 
 /* Seconds the cover's plan, and the cover bound of a pick in another order,
@@ -248,27 +249,26 @@ static int pool_add(Solver *s, const int *steps, int T, const char *origin)
     return cands_add(&s->cands, own, T, pk, c, 0, NULL, origin);
 }
 
-/* Offer the pool's pick to the caller's listener (progress_offer) when it
- * fits the budget and is cheaper than the last plan offered, so the
- * explorer shows each improvement while the solve goes on. */
-static void offer_pick(Solver *s, int64_t budget, Progress *p)
+/* Offer the pool's pick to the caller's listener through the solve's
+ * relay (which passes it on when it fits the budget and is cheaper than
+ * the last plan passed on), so the explorer shows each improvement while
+ * the solve goes on. */
+static void offer_pick(Solver *s, int64_t budget, Relay *r)
 {
-    Auto *a = s->state;
-    if (!p || !p->offer)
+    if (!r->up || !r->up->offer)
         return;
     int i = cands_pick(&s->cands, budget);
     if (i < 0)
         return;
     const Cand *c = &s->cands.c[i];
-    if ((budget != PLAN_NO_BUDGET && c->peak > budget) || (a->offered >= 0 && c->cost >= a->offered))
+    double last = relay_offered(r);
+    if ((budget != PLAN_NO_BUDGET && c->peak > budget) || (last >= 0 && c->cost >= last))
         return;
     Plan pl;
     plan_init(&pl);
     Err e;
-    if (cands_emit(&s->cands, i, &pl, NULL, &e) == ERR_OK) {
-        a->offered = c->cost;
-        progress_offer(p, pl.steps, pl.T, c->origin);
-    }
+    if (cands_emit(&s->cands, i, &pl, NULL, &e) == ERR_OK)
+        relay_offer(r, pl.steps, pl.T, c->origin);
     plan_done(&pl);
 }
 
@@ -320,20 +320,97 @@ static int best_starts(const Solver *s, int64_t budget, Plan *starts)
     return n;
 }
 
-/* FastSA from the pool's best plans, for `seconds`, pooled. */
-static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Progress *p, Err *e)
+/* The cascade LP's plan (cascade_plan: the graph's order, reruns where the
+ * LP's fractional choice says), made on a thread of its own while FastSA
+ * searches. On a transformer at 25 % the cover's choice pays for long
+ * chains and the LP's does not (opt_6_7b at 25 %, unit costs: +23.15 %,
+ * where FastSA alone ended at +26.5 %), so FastSA runs from each plan it
+ * finds (held in the relay). Its LP is solved in a child process
+ * (subproc.h): on two cores the search beside it loses nothing, where
+ * before it waited (llama_7b at 25 %, FLOP costs: 2.6 s for a plan that
+ * did not fit). Not on orders the exact search settles, nor with
+ * pin=/force=, which it knows nothing of. */
+typedef struct {
+    const Graph *g;
+    int64_t budget;
+    double seconds;
+    Deadline d;             /* its Progress: the caller's cancel, the relay's listener */
+    Plan pl;
+    double bound;
+    int rc, started;
+    pthread_t th;
+} Cascade;
+
+static void *cascade_main(void *arg)
+{
+    Cascade *c = arg;
+    Err e;
+    err_clear(&e);
+    c->rc = cascade_plan(c->g, c->budget, c->seconds, &c->d.child, &c->pl, &c->bound, &e);
+    return NULL;
+}
+
+/* Start the cascade's thread (where it applies); cascade_join ends it. */
+static void cascade_start(Solver *s, int64_t budget, double seconds, Relay *r, Progress *p, Cascade *c)
+{
+    c->started = 0;
+    if (budget == PLAN_NO_BUDGET || seconds < 1 || !member_on(s, "cascade") || s->rule ||
+        graph_running_nodes(s->g) <= ORDER_SEARCH_MAX)
+        return;
+    *c = (Cascade){.g = s->g, .budget = budget, .seconds = seconds, .bound = -1, .rc = ERR_CANCELLED,
+                   .started = 1};
+    plan_init(&c->pl);
+    /* the LP keeps its own time; the deadline carries the caller's cancel */
+    deadline_start(&c->d, p, seconds + 1);
+    c->d.child.offer = relay_offer_held;
+    c->d.child.offer_ctx = r;
+    if (pthread_create(&c->th, NULL, cascade_main, c) != 0) {
+        cascade_main(c);    /* no thread: in turn, as a member */
+        c->started = 2;
+    }
+}
+
+/* Wait for the cascade's thread, pool its plan and remember its bound. */
+static void cascade_join(Solver *s, Cascade *c)
+{
+    if (!c->started)
+        return;
+    if (c->started == 1)
+        pthread_join(c->th, NULL);
+    deadline_stop(&c->d);
+    if (c->rc == ERR_OK && c->pl.T > 0)
+        pool_add(s, c->pl.steps, c->pl.T, "cascade");
+    /* its LP bounds the graph's order too: the answer's bound, which has
+     * the solve's last second, finds it cached (a caller with more time
+     * than this solves the whole bound again) */
+    bound_cover_remember(s->g, c->budget, c->seconds, c->bound);
+    plan_done(&c->pl);
+    c->started = 0;
+}
+
+/* FastSA from the pool's best plans, for `seconds`, pooled; in a solve it
+ * also runs from the plans the cascade's thread holds in `in` (NULL:
+ * none), and c (NULL: none) is joined before FastSA's plan is pooled, so
+ * a plan both made is named for the cascade, which made it first. */
+static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Relay *in, Cascade *c, Progress *p,
+                      Err *e)
 {
     Solver *f = fastsa_member(s);
-    if (!f || seconds <= 0.005)
+    if (!f || seconds <= 0.005) {
+        if (c)
+            cascade_join(s, c);
         return ERR_OK;
+    }
     Plan starts[2], out;
     for (int i = 0; i < 2; i++)
         plan_init(&starts[i]);
     plan_init(&out);
     int n = best_starts(s, budget, starts);
     /* a re-solve is one warm run from the pick; a solve, a full search */
-    int rc = full || n ? fastsa_search_from(f, budget, starts, full ? n : 1, seconds, full, &out, p, e)
+    int rc = full || n ? fastsa_search_from(f, budget, starts, full ? n : 1, seconds, full, in, &out, p, e)
                        : ERR_OK;
+    if (c)
+        cascade_join(s, c);
     if (rc == ERR_OK && out.T > 0)
         ((Auto *)s->state)->last_of[N_MEMBERS] = pool_add(s, out.steps, out.T, "fastsa");
     for (int i = 0; i < 2; i++)
@@ -372,32 +449,6 @@ static int run_cover(Solver *s, int64_t budget, double seconds, Progress *p, dou
  * at 25 %, and FastSA needs the rest. */
 #define CASCADE_PLAN_SECONDS 8.0
 #define CASCADE_PLAN_SHARE 0.2
-
-/* The cascade LP's plan (cascade_plan: the graph's order, reruns where the
- * LP's fractional choice says), pooled, so FastSA starts from it when it
- * is the best: on a transformer at 25 % the cover's choice pays for long
- * chains and the LP's does not (opt_6_7b at 25 %, unit costs: +23.15 %,
- * where FastSA alone ended at +26.5 %). Not on orders the exact search
- * settles, nor with pin=/force=, which it knows nothing of. */
-static int run_cascade(Solver *s, int64_t budget, double seconds, Progress *p)
-{
-    if (budget == PLAN_NO_BUDGET || seconds < 1 || !member_on(s, "cascade") || s->rule ||
-        graph_running_nodes(s->g) <= ORDER_SEARCH_MAX)
-        return ERR_OK;
-    Plan pl;
-    plan_init(&pl);
-    Err e;
-    double bound;
-    int rc = cascade_plan(s->g, budget, seconds, p, &pl, &bound, &e);
-    if (rc == ERR_OK && pl.T > 0)
-        pool_add(s, pl.steps, pl.T, "cascade");
-    /* its LP bounds the graph's order too: the answer's bound, which has
-     * the solve's last second, finds it cached (a caller with more time
-     * than this solves the whole bound again) */
-    bound_cover_remember(s->g, budget, seconds, bound);
-    plan_done(&pl);
-    return rc == ERR_CANCELLED || progress_cancelled(p) ? ERR_CANCELLED : ERR_OK;
-}
 
 /* Does the pool's pick meet the graph order's bound, so that the search
  * may end (a plan in the graph's order at it is optimal there, and no
@@ -549,12 +600,14 @@ static int answer(Solver *s, int64_t budget, Plan *out, double bound_seconds, Pr
 #define ANSWER_MOST 2.0
 #define ANSWER_OVERHEAD 0.5
 
-static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* The solve's search: the members in turn, the cover, then FastSA with
+ * the cascade LP on its own thread beside it, then the exact member.
+ * Plans are offered through r; sp carries the caller's cancel (p gets the
+ * progress). ERR_CANCELLED when cancelled. */
+static int search_all(Solver *s, int64_t budget, double t0, double search_end, Progress *p, Progress *sp,
+                      Relay *r)
 {
     Auto *a = s->state;
-    double t0 = clock_now(), end = t0 + a->time_limit;
-    double keep = fmin(ANSWER_MOST, ANSWER_SHARE * a->time_limit), search_end = end - keep;
-    a->offered = -1;
     /* the quick members share at most half the time; each one at most
      * what is left of that half */
     double members_end = t0 + a->time_limit * 0.5;
@@ -563,38 +616,62 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         if (left <= 0.01)
             break;
         Deadline d;
-        deadline_start(&d, p, left);
+        deadline_start(&d, sp, left);
         Solver *m = member(s, i, &d.child);
         if (m)
             pool_plan(s, i, m, budget, NULL, &d.child);
         deadline_stop(&d);
-        if (progress_cancelled(p))
-            return err_set(e, ERR_CANCELLED, "auto: cancelled");
-        offer_pick(s, budget, p);
+        if (progress_cancelled(sp))
+            return ERR_CANCELLED;
+        offer_pick(s, budget, r);
         progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
     }
     double cover = -1;
     if (graph_running_nodes(s->g) <= COVER_FIRST_MAX_NODES &&
-        run_cover(s, budget, fmin(COVER_SECONDS, search_end - a->exact_time - clock_now()), p, &cover) ==
+        run_cover(s, budget, fmin(COVER_SECONDS, search_end - a->exact_time - clock_now()), sp, &cover) ==
         ERR_CANCELLED)
-        return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    int done = pool_meets(s, budget, cover);
-    if (!done && run_cascade(s, budget,
-                             fmin(fmin(CASCADE_PLAN_SECONDS, CASCADE_PLAN_SHARE * a->time_limit),
-                                  search_end - a->exact_time - clock_now()),
-                             p) == ERR_CANCELLED)
-        return err_set(e, ERR_CANCELLED, "auto: cancelled");
+        return ERR_CANCELLED;
     /* a pick at the graph order's bound ends the search */
-    offer_pick(s, budget, p);
-    int rc = ERR_OK;
-    done = pool_meets(s, budget, cover);
-    if (!done)
-        rc = run_fastsa(s, budget, search_end - a->exact_time - clock_now(), 1, p, e);
-    if (rc != ERR_CANCELLED && !done) {
-        offer_pick(s, budget, p);
-        rc = run_exact(s, budget, search_end - clock_now(), p);
+    int done = pool_meets(s, budget, cover), rc = ERR_OK;
+    offer_pick(s, budget, r);
+    if (!done) {
+        Cascade c;
+        cascade_start(s, budget,
+                      fmin(fmin(CASCADE_PLAN_SECONDS, CASCADE_PLAN_SHARE * a->time_limit),
+                           search_end - a->exact_time - clock_now()),
+                      r, sp, &c);
+        Err e;
+        err_clear(&e);
+        rc = run_fastsa(s, budget, search_end - a->exact_time - clock_now(), 1, r, &c, sp, &e);
+        done = pool_meets(s, budget, cover);
     }
-    if (rc == ERR_CANCELLED)
+    if (rc != ERR_CANCELLED && !progress_cancelled(sp) && !done) {
+        offer_pick(s, budget, r);
+        rc = run_exact(s, budget, search_end - clock_now(), sp);
+    }
+    return rc == ERR_CANCELLED || progress_cancelled(sp) ? ERR_CANCELLED : ERR_OK;
+}
+
+static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    Auto *a = s->state;
+    double t0 = clock_now(), end = t0 + a->time_limit;
+    double keep = fmin(ANSWER_MOST, ANSWER_SHARE * a->time_limit), search_end = end - keep;
+    /* every plan offered on the way passes the relay, as two threads
+     * offer at once while the cascade LP is solved beside FastSA; sp is
+     * the solve's own Progress: the caller's cancel, the relay's listener */
+    Relay r;
+    relay_init(&r, s->g, budget, p, -1);
+    Deadline sd;
+    deadline_start(&sd, p, 1e9);
+    if (p && p->offer) {
+        sd.child.offer = relay_offer;
+        sd.child.offer_ctx = &r;
+    }
+    int rc = search_all(s, budget, t0, search_end, p, &sd.child, &r);
+    deadline_stop(&sd);
+    relay_done(&r);
+    if (rc == ERR_CANCELLED || progress_cancelled(p))
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     pool_tidy(s, budget, end - 0.75 * keep);
     /* the bound gets what is left of the limit (none: only a cached one) */
@@ -628,7 +705,7 @@ static int auto_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out, 
     double cover = -1;
     if (quick && run_cover(s, budget, COVER_RESOLVE_SECONDS, p, &cover) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
-    if (!pool_meets(s, budget, cover) && run_fastsa(s, budget, a->resolve_time, 0, p, e) == ERR_CANCELLED)
+    if (!pool_meets(s, budget, cover) && run_fastsa(s, budget, a->resolve_time, 0, NULL, NULL, p, e) == ERR_CANCELLED)
         return err_set(e, ERR_CANCELLED, "auto: cancelled");
     return answer(s, budget, out, quick ? COVER_RESOLVE_SECONDS : 0, p, e);
 }

@@ -34,6 +34,7 @@
 #include "solvers/fastsa/state.h"
 #include "src/base/clock.h"
 #include "src/plan/bound.h"
+#include "src/plan/relay.h"
 #include "src/plan/repair.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
@@ -165,6 +166,8 @@ typedef struct {
     long long tried;
     int runs;
     double offered;     /* cost of the last plan offered to p's listener (-1: none) */
+    Relay *in;          /* plans found beside the search (NULL: none) */
+    int nin;            /* runs from them so far */
 } Search;
 
 /* Offer a plan within the budget to whoever shows plans while the search
@@ -220,8 +223,8 @@ static void stream(Search *X, int id)
 }
 
 /* Where a best plan came from: the seeds' runs are RUN_SEED + i (i < 8). */
-enum { RUN_ORDER, RUN_GROUPED, RUN_UNGROUP, RUN_SEED, RUN_DEEP = 18, RUN_REPAIR = 19, RUN_PREV = 20, RUN_LADDER = 40,
-       RUN_MORE = 100, RUN_SPAN = 1 << 20 };
+enum { RUN_ORDER, RUN_GROUPED, RUN_UNGROUP, RUN_SEED, RUN_DEEP = 18, RUN_REPAIR = 19, RUN_PREV = 20, RUN_IN = 30,
+       RUN_LADDER = 40, RUN_MORE = 100, RUN_SPAN = 1 << 20 };
 
 /* One single-node run from order[0..L) at budget b, drawing from stream
  * sid; its best plan is offered to *into as coming from run `from`. -1
@@ -262,6 +265,17 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
 static int run_plain(Search *X, int id, const int *order, int L, double h0, double until)
 {
     return run_at(X, id, id, order, L, X->budget, h0, until, &X->best);
+}
+
+/* Runs from plans found beside the search, at most. */
+#define RUN_IN_MOST 10
+
+/* The latest plan found beside the search since the last look (auto's
+ * cascade LP, solved on another thread), into *pl: 1 when there is one to
+ * run from. */
+static int take_in(Search *X, Plan *pl)
+{
+    return X->nin < RUN_IN_MOST && relay_take(X->in, pl) && keeps_pins(X->s->g, X->s->rule, pl->steps, pl->T);
 }
 
 /* Simulated steps and edges one repair may spend, in a solve and in a
@@ -481,12 +495,12 @@ static int seed_plans(Search *X, Plan **plans)
 /* The search of a full solve from the graph's order (and prev, when
  * given): see the file comment. */
 static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, double time_limit,
-                  int full, Plan *out, Progress *p, Err *e)
+                  int full, Relay *in, Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
     const Params *prm = &fs->prm;
     const Graph *g = s->g;
-    Search X = {.s = s, .budget = budget, .p = p, .offered = -1};
+    Search X = {.s = s, .budget = budget, .p = p, .offered = -1, .in = in};
     double t0 = clock_now();
     X.deadline = t0 + time_limit;
     /* no budget: the cheapest plan that peaks no higher than the graph's
@@ -516,10 +530,25 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
            done = 0;
     double share_end = t0 + time_limit * (shares > 0 ? 0.8 : 0);
 #define NEXT_UNTIL(w) (clock_now() + (share_end - clock_now()) * (w) / (shares - done))
+    /* a plan found beside the search since the last run: a run from it
+     * next, with a start's share of the time (the cascade LP's plan on a
+     * transformer at 25 %, unit costs, is most often the best start) */
+#define RUN_IN()                                                                         \
+    do {                                                                                 \
+        Plan in_;                                                                        \
+        plan_init(&in_);                                                                 \
+        if (rc == 0 && take_in(&X, &in_)) {                                              \
+            shares++;                                                                    \
+            rc = run_plain(&X, RUN_IN + X.nin++, in_.steps, in_.T, 0, NEXT_UNTIL(1));    \
+            done++;                                                                      \
+        }                                                                                \
+        plan_done(&in_);                                                                 \
+    } while (0)
     for (int i = 0; i < nstarts && rc == 0; i++)
         if (starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T)) {
             rc = run_plain(&X, RUN_PREV + i, starts[i].steps, starts[i].T, 0, NEXT_UNTIL(1));
             done++;
+            RUN_IN();
         }
     /* The runs most likely to meet the budget soon go first, so the plan
      * offered early is already close to the search's answer: the grouped
@@ -533,6 +562,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         double u2 = NEXT_UNTIL(1), now = clock_now();
         rc = run_grouped(&X, order, L, now + (u2 - now) * 0.7, u2);
         done++;
+        RUN_IN();
     }
     /* a best that the repair leaves just over the budget (within
      * DEEP_NEAR) after the grouped run is the deep rerun's case: its start
@@ -559,10 +589,12 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     for (int i = 0; i < ns && rc == 0; i++) {
         rc = run_plain(&X, RUN_SEED + i, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL(1));
         done++;
+        RUN_IN();
     }
     if (full && rc == 0) {
         rc = run_plain(&X, RUN_ORDER, order, L, 0, NEXT_UNTIL(1));
         done++;
+        RUN_IN();
     }
     /* a best still over the budget here, that the repair cannot bring
      * within it either, may need a value made again from a cone of what it
@@ -580,7 +612,9 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
     if (ladder && rc == 0) {
         rc = run_ladder(&X, RUN_LADDER, order, L, NEXT_UNTIL(ladder_share));
         done += ladder_share;
+        RUN_IN();
     }
+#undef RUN_IN
 #undef RUN_DEEP_START
 #undef NEXT_UNTIL
     if (rc == 0)
@@ -611,7 +645,11 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         double until = clock_now() + time_limit / 4;
         if (until > X.deadline)
             until = X.deadline;
-        if (deep && !X.best.fits) {
+        Plan found;
+        plan_init(&found);
+        if (take_in(&X, &found)) {
+            rc = run_plain(&X, RUN_IN + X.nin++, found.steps, found.T, 0, until);
+        } else if (deep && !X.best.fits) {
             rc = run_plain(&X, RUN_DEEP + RUN_SPAN * (k + 1), deep, deepT, 0, until);
         } else if (k % 2 == 1 && ladder) {
             rc = run_ladder(&X, RUN_MORE + k, order, L, until);
@@ -625,6 +663,7 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
             rc = run_plain(&X, RUN_MORE + k, bs, bT, 1e-4 * f, until);
             free(bs);
         }
+        plan_done(&found);
         idle = X.best.fits == fits && X.best.C >= before ? idle + 1 : 0;
     }
     if (rc == 0)
@@ -721,7 +760,7 @@ static int fastsa_prepare(Solver *s, Err *e)
 static int fastsa_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     FastSA *fs = s->state;
-    return search(s, budget, NULL, 0, fs->prm.time_limit, 1, out, p, e);
+    return search(s, budget, NULL, 0, fs->prm.time_limit, 1, NULL, out, p, e);
 }
 
 static int64_t peak_of(const Graph *g, const Plan *pl)
@@ -745,7 +784,7 @@ static int fastsa_resolve(Solver *s, int64_t budget, const Plan *prev, Plan *out
     if (!prev || peak_of(s->g, prev) < 0)
         return fastsa_solve(s, budget, out, p, e);
     double t = fs->prm.resolve_time < fs->prm.time_limit ? fs->prm.resolve_time : fs->prm.time_limit;
-    return search(s, budget, prev, 1, t, 0, out, p, e);
+    return search(s, budget, prev, 1, t, 0, NULL, out, p, e);
 }
 
 static void fastsa_describe(const Solver *s, Overlay *out)
@@ -764,8 +803,10 @@ static void fastsa_describe(const Solver *s, Overlay *out)
         snprintf(from, sizeof from, "the best run's plan, its peak repaired");
     else if (f >= RUN_SEED && f < RUN_PREV)
         snprintf(from, sizeof from, "a run from a seed solver's plan");
-    else if (f >= RUN_PREV && f < RUN_LADDER)
+    else if (f >= RUN_PREV && f < RUN_IN)
         snprintf(from, sizeof from, "a run from a given start");
+    else if (f >= RUN_IN && f < RUN_LADDER)
+        snprintf(from, sizeof from, "a run from a plan found beside the search");
     else if (f >= RUN_LADDER && f < RUN_MORE)
         snprintf(from, sizeof from, "a descent from a looser budget");
     else
@@ -843,11 +884,11 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
 }
 
 int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
-                       int full, Plan *out, Progress *p, Err *e)
+                       int full, Relay *in, Plan *out, Progress *p, Err *e)
 {
     if (strcmp(s->cls->name, "fastsa") != 0)
         return err_set(e, ERR_USAGE, "fastsa_search_from: not a fastsa solver");
-    return search(s, budget, starts, n, time_limit, full, out, p, e);
+    return search(s, budget, starts, n, time_limit, full, in, out, p, e);
 }
 
 long long fastsa_last_tried(const Solver *s)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "src/graph/graph.h"
+#include "src/plan/relay.h"
 #include "src/plan/solver.h"
 
 /* Load g's own order into a fresh slotted state (slack slots per step),
@@ -19,9 +20,11 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
  * into out->steps: with full, every start of a solve as well (the graph's
  * order, grouping, seeds, restarts); without, one run from each start (a
  * re-solve). The portfolio solver hands fastsa its members' best plans
- * this way. s must be a fastsa solver. */
+ * this way. With `in` (a full search), a plan another thread holds there
+ * for it (relay_take) is run from next, between runs. s must be a fastsa
+ * solver. */
 int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
-                       int full, Plan *out, Progress *p, Err *e);
+                       int full, Relay *in, Plan *out, Progress *p, Err *e);
 /* Mutations tried by the last solve of s (a fastsa solver). */
 long long fastsa_last_tried(const Solver *s);
 #endif

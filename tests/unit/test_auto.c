@@ -9,6 +9,7 @@
 
 #include "solvers/checkmate/checkmate.h"
 #include "src/graph/graph_io.h"
+#include "src/plan/relay.h"
 #include "tests/bench/gen.h"
 
 static const char *const SAMPLES[] = {
@@ -243,6 +244,100 @@ static void test_structure_is_the_winners(void **st TU_UNUSED)
     tu_end(g, s, &p, NULL);
 }
 
+/* The relay passes on a plan only when it fits the budget and is cheaper
+ * than the last it passed on; a helper's plans are also held, the latest
+ * taken once. */
+static void test_relay(void **st TU_UNUSED)
+{
+    /* A=4 -> B=4 -> C=1 and the gradient side: at budget 9 the order
+     * fits; running A again before C costs 1 more */
+    Graph *g = tu_graph("A=4; B=4:A; C=1:B");
+    int n;
+    int *ord = sim_baseline_order(g, &n);
+    int64_t bp = tu_baseline_peak(g);
+    TuOffers o = {.g = g, .budget = bp};
+    Progress up;
+    progress_init(&up);
+    up.offer = tu_on_offer;
+    up.offer_ctx = &o;
+    Relay r;
+    relay_init(&r, g, bp, &up, -1);
+    int again[8];
+    memcpy(again, ord, (size_t)n * sizeof *ord);
+    again[n] = ord[0];      /* one more run of A at the end: dearer */
+    relay_offer(&r, again, n + 1, "one");
+    relay_offer(&r, ord, n, "two");
+    relay_offer(&r, again, n + 1, "three");   /* dearer than the last: dropped */
+    assert_int_equal(o.n, 2);
+    assert_true(relay_offered(&r) == o.last);
+    Plan p;
+    plan_init(&p);
+    assert_int_equal(relay_take(&r, &p), 0);
+    relay_offer_held(&r, again, n + 1, "helper");
+    assert_int_equal(o.n, 2);
+    assert_int_equal(relay_take(&r, &p), 1);
+    assert_int_equal(p.T, n + 1);
+    assert_int_equal(relay_take(&r, &p), 0);
+    /* over the budget: not passed on */
+    relay_done(&r);
+    relay_init(&r, g, bp - 1, &up, -1);
+    relay_offer(&r, ord, n, "four");
+    assert_int_equal(o.n, 2);
+    relay_done(&r);
+    free(ord);
+    tu_end(g, NULL, &p, NULL);
+}
+
+/* The cascade LP's plan is made on a thread of its own beside FastSA: its
+ * plans reach the listener through the relay (valid, within the budget,
+ * cheaper each time, whichever thread found them), and the answer is no
+ * dearer than the last one offered; with FastSA off, the answer is the
+ * cascade's own last offer. */
+static void test_cascade_beside(void **st TU_UNUSED)
+{
+    const char *alone[] = {"members=cascade", "time_limit=6", NULL};
+    const char *beside[] = {"members=cascade,fastsa", "time_limit=6", "fastsa=restarts=0", NULL};
+    const char *const *runs[] = {alone, beside};
+    int from_cascade = 0;
+    for (int it = 0; it < 3; it++) {
+        Graph *g = gen_training(it == 1 ? "resnet" : "transformer", 50 + 10 * it, 5u + (unsigned)it);
+        assert_true(graph_running_nodes(g) > ORDER_SEARCH_MAX);
+        int64_t bp, lo = graph_min_peak(g, NULL);
+        double bc;
+        sim_baseline(g, &bp, &bc);
+        int64_t b = lo + (bp - lo) * 4 / 10;
+        for (int k = 0; k < 2; k++) {
+            Solver *s = tu_solver(g, "auto", runs[k]);
+            TuOffers o = {.g = g, .budget = b, .origin = k == 0 ? "cascade" : NULL};
+            Progress pr;
+            progress_init(&pr);
+            pr.offer = tu_on_offer;
+            pr.offer_ctx = &o;
+            Plan p;
+            plan_init(&p);
+            Err e;
+            err_clear(&e);
+            int rc = solver_plan(s, b, NULL, &p, &pr, &e);
+            if (k == 0 && rc != ERR_OK) {   /* no rounding fits: nothing offered */
+                assert_int_equal(o.n, 0);
+                tu_end(NULL, s, &p, NULL);
+                continue;
+            }
+            assert_int_equal(rc, ERR_OK);
+            double c = tu_check_within(g, &p, b);
+            assert_true(o.n >= 1 && c <= o.last);
+            if (k == 0) {
+                assert_string_equal(p.origin, "cascade");
+                assert_true(c == o.last);
+                from_cascade++;
+            }
+            tu_end(NULL, s, &p, NULL);
+        }
+        graph_free(g);
+    }
+    assert_true(from_cascade >= 2);
+}
+
 static void test_bad_options(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -276,4 +371,6 @@ TU_MAIN(TU_TEST(test_never_worse_than_members)
         TU_TEST(test_resolve_bound_is_its_budgets)
         TU_TEST(test_never_dearer_than_held)
         TU_TEST(test_structure_is_the_winners)
+        TU_TEST(test_relay)
+        TU_TEST(test_cascade_beside)
         TU_TEST(test_bad_options))

@@ -767,6 +767,41 @@ static void test_offers_improve(void **state TU_UNUSED)
     tu_end(g, s, &p, NULL);
 }
 
+/* A plan another thread holds in the relay while the search runs (auto's
+ * cascade LP) is run from next: with runs of one mutation, the answer is
+ * that plan or cheaper; without it, the graph's order repaired, dearer. */
+static void test_runs_from_plans_found_beside(void **state TU_UNUSED)
+{
+    Graph *g = tu_chain_training("f", 0, 48);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL), b = lo + (bp - lo) / 4;
+    Plan held, p;
+    plan_init(&held);
+    plan_init(&p);
+    const char *good[] = {"time_limit=1", "seed=3", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", b, &held, good), ERR_OK);
+    double hc = tu_check_within(g, &held, b);
+    const char *idle[] = {"iters=1", "grouping=off", "descent=off", "seeds=none", "restarts=0", NULL};
+    Solver *s = tu_solver(g, "fastsa", idle);
+    Err e;
+    err_clear(&e);
+    for (int with = 0; with < 2; with++) {
+        Relay r;
+        relay_init(&r, g, b, NULL, -1);
+        if (with)
+            relay_offer_held(&r, held.steps, held.T, "cascade");
+        plan_reset(&p);
+        assert_int_equal(fastsa_search_from(s, b, NULL, 0, 5, 1, &r, &p, NULL, &e), ERR_OK);
+        relay_done(&r);
+        double c;
+        int64_t pk = tu_check_peak(g, p.steps, p.T, &c);
+        if (with)
+            assert_true(pk >= 0 && pk <= b && c <= hc);
+        else    /* the repair brings the order within it, dearer */
+            assert_true(pk > b || c > hc);
+    }
+    tu_end(g, s, &p, &held, NULL);
+}
+
 static void test_bad_options(void **state TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -802,4 +837,5 @@ TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_cancel)
         TU_TEST(test_anneal_ticks)
         TU_TEST(test_offers_improve)
+        TU_TEST(test_runs_from_plans_found_beside)
         TU_TEST(test_bad_options))

@@ -278,7 +278,8 @@ static inline double tu_check_within(const Graph *g, const Plan *p, int64_t budg
 
 /* What a search offers while it runs (Progress.offer, ctx a TuOffers):
  * each plan valid and within the budget by the independent checker, from
- * `origin`, and cheaper than the one before; n and last count them. */
+ * `origin` (NULL: any, but named), and cheaper than the one before; n and
+ * last count them. */
 typedef struct {
     const Graph *g;
     int64_t budget;
@@ -292,7 +293,9 @@ static inline void tu_on_offer(void *ctx, const int *steps, int T, const char *o
     TuOffers *o = ctx;
     double c;
     int64_t pk = tu_check_peak(o->g, steps, T, &c);
-    assert_string_equal(origin, o->origin);
+    assert_non_null(origin);
+    if (o->origin)
+        assert_string_equal(origin, o->origin);
     if (pk < 0 || pk > o->budget)
         fail_msg("offer %d: peak %lld, budget %lld", o->n + 1, (long long)pk, (long long)o->budget);
     if (o->n > 0 && !(c < o->last))

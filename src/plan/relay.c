@@ -1,0 +1,83 @@
+/* relay.c — one solve's plans from several threads, passed on one at a
+ * time (see relay.h). */
+#include <string.h>
+
+#include "src/plan/relay.h"
+#include "src/plan/sim.h"
+
+void relay_init(Relay *r, const Graph *g, int64_t budget, Progress *up, double offered)
+{
+    pthread_mutex_init(&r->mu, NULL);
+    r->g = g;
+    r->budget = budget;
+    r->up = up;
+    r->offered = offered;
+    plan_init(&r->held);
+    r->fresh = 0;
+}
+
+void relay_done(Relay *r)
+{
+    plan_done(&r->held);
+    pthread_mutex_destroy(&r->mu);
+}
+
+/* Pass steps on when they fit and beat the last; with r->mu held. */
+static void pass_on(Relay *r, const int *steps, int T, const char *origin)
+{
+    if (!r->up || !r->up->offer)
+        return;
+    Sim sim;
+    Err e;
+    if (sim_run(r->g, steps, T, &sim, &e) != ERR_OK)
+        return;
+    if ((r->budget == PLAN_NO_BUDGET || sim.peak <= r->budget) && (r->offered < 0 || sim.cost < r->offered)) {
+        r->offered = sim.cost;
+        progress_offer(r->up, steps, T, origin);
+    }
+    sim_done(&sim);
+}
+
+void relay_offer(void *ctx, const int *steps, int T, const char *origin)
+{
+    Relay *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    pass_on(r, steps, T, origin);
+    pthread_mutex_unlock(&r->mu);
+}
+
+void relay_offer_held(void *ctx, const int *steps, int T, const char *origin)
+{
+    Relay *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    pass_on(r, steps, T, origin);
+    plan_reset(&r->held);
+    for (int t = 0; t < T; t++)
+        plan_push(&r->held, steps[t]);
+    r->fresh = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
+int relay_take(Relay *r, Plan *out)
+{
+    if (!r)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    int got = r->fresh;
+    if (got) {
+        plan_reset(out);
+        for (int t = 0; t < r->held.T; t++)
+            plan_push(out, r->held.steps[t]);
+        r->fresh = 0;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return got;
+}
+
+double relay_offered(Relay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    double c = r->offered;
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}

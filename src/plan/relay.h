@@ -1,0 +1,49 @@
+/* relay.h — the plans of one solve that runs on more than one thread,
+ * passed on to the caller's listener one at a time.
+ *
+ * auto solves the cascade LP on a thread of its own while FastSA searches
+ * (the LP's child process takes one core, the search the other), so two
+ * threads find plans at once. The caller's listener (Progress.offer) is
+ * called by one search at a time and expects each plan cheaper than the
+ * last: the relay serializes the calls, simulates each plan and passes on
+ * only those within the budget and cheaper than the last it passed on.
+ * A helper's plans are also held for the search thread, which takes the
+ * latest (relay_take) and goes on from it.
+ */
+#ifndef REMAT_RELAY_H
+#define REMAT_RELAY_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "src/graph/graph.h"
+#include "src/plan/plan.h"
+#include "src/plan/solver.h"
+
+typedef struct Relay {
+    pthread_mutex_t mu;
+    const Graph *g;
+    int64_t budget;         /* PLAN_NO_BUDGET: every plan fits */
+    Progress *up;           /* the caller's; NULL: nobody listens */
+    double offered;         /* cost of the last plan passed on (-1: none) */
+    Plan held;              /* a helper's latest plan, until taken */
+    int fresh;              /* held came since the last relay_take */
+} Relay;
+
+/* offered: the cost of a plan the caller was already given (-1: none). */
+void relay_init(Relay *r, const Graph *g, int64_t budget, Progress *up, double offered);
+void relay_done(Relay *r);
+
+/* A ProgressOffer (ctx: the Relay): steps passed on to up's listener when
+ * they fit the budget and cost less than the last plan passed on. */
+void relay_offer(void *ctx, const int *steps, int T, const char *origin);
+/* The same for a helper thread's plans, which are also held for
+ * relay_take. */
+void relay_offer_held(void *ctx, const int *steps, int T, const char *origin);
+/* 1 with the latest held plan copied into out when one came since the
+ * last take, else 0. r may be NULL (0). */
+int relay_take(Relay *r, Plan *out);
+/* The cost of the last plan passed on (-1: none). */
+double relay_offered(Relay *r);
+
+#endif
