@@ -272,19 +272,6 @@ static void offer_pick(Solver *s, int64_t budget, Relay *r)
     plan_done(&pl);
 }
 
-/* Run member i's solver m for budget and pool its schedule. */
-static void pool_plan(Solver *s, int i, Solver *m, int64_t budget, const Plan *prev, Progress *p)
-{
-    Plan pl;
-    plan_init(&pl);
-    Err e;
-    err_clear(&e);
-    int rc = solver_plan(m, budget, prev, &pl, p, &e);
-    if ((rc == ERR_OK || rc == ERR_OVER_BUDGET) && pl.T > 0)
-        ((Auto *)s->state)->last_of[i] = pool_add(s, pl.steps, pl.T, m->cls->name);
-    plan_done(&pl);
-}
-
 static Solver *fastsa_member(Solver *s)
 {
     Auto *a = s->state;
@@ -306,6 +293,25 @@ static Solver *fastsa_member(Solver *s)
     a->fsa = solver_new(solver_find("fastsa"), s->g, &o, &e);
     solver_opts_done(&o);
     return a->fsa;
+}
+
+/* Run member i's solver m for budget and pool its schedule. */
+static void pool_plan(Solver *s, int i, Solver *m, int64_t budget, const Plan *prev, Progress *p)
+{
+    Plan pl;
+    plan_init(&pl);
+    Err e;
+    err_clear(&e);
+    int rc = solver_plan(m, budget, prev, &pl, p, &e);
+    if ((rc == ERR_OK || rc == ERR_OVER_BUDGET) && pl.T > 0) {
+        ((Auto *)s->state)->last_of[i] = pool_add(s, pl.steps, pl.T, m->cls->name);
+        /* FastSA's seeds are members too: it starts from this plan
+         * without making it again */
+        Solver *f = fastsa_member(s);
+        if (f)
+            fastsa_seed_plan(f, m->cls->name, budget, pl.steps, pl.T);
+    }
+    plan_done(&pl);
 }
 
 /* Plans of the pool's best for budget: the pick and the lowest peak. */

@@ -70,8 +70,8 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
 /* cascade_plan_at at the budget and, while no rounding fits (the reruns'
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
- * (the rounding is not monotone in mb); rounds after the first only
- * within a third of `seconds`. The best plan into out, the bound
+ * (the rounding is not monotone in mb), while `seconds` last. The best
+ * plan into out, the bound
  * at the budget into *bound; each cheaper plan within the budget is
  * offered to p's listener as the rounds find it (progress_offer, origin
  * "cascade"). The same statuses as cascade_plan_at's at the budget; a

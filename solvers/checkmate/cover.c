@@ -836,13 +836,6 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
         } else {
             over = mb;
         }
-        /* more rounds only within a third of the time given: the rest is
-         * FastSA's (llama_7b at 25 %, FLOP costs, 2.4 s an LP: the rounds
-         * took the member's whole 6 s, and the first plan within 2 points
-         * came at 8.2 s, where it had at 5.0; vit_l_16, unit costs, 1.2 s
-         * an LP: five rounds, 5.4 s where it had 2.7) */
-        if (3 * (clock_now() - (end - seconds)) > seconds)
-            break;
         /* halfway to the last that fitted, else lower by the excess (at
          * least half a percent), by more each time it comes back (the
          * cover's rounds) */

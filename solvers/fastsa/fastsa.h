@@ -25,6 +25,12 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
  * solver. */
 int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
                        int full, Relay *in, Plan *out, Progress *p, Err *e);
+/* The plan seed solver `name` made for budget, used as that seed's start
+ * by the next full search at that budget instead of running the solver
+ * again (the portfolio's members are the same solvers with the same
+ * options). One per solver, the last given; ignored for a solver not in
+ * the seeds= list. s must be a fastsa solver. */
+void fastsa_seed_plan(Solver *s, const char *name, int64_t budget, const int *steps, int T);
 /* Mutations tried by the last solve of s (a fastsa solver). */
 long long fastsa_last_tried(const Solver *s);
 #endif

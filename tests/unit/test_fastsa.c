@@ -802,6 +802,44 @@ static void test_runs_from_plans_found_beside(void **state TU_UNUSED)
     tu_end(g, s, &p, &held, NULL);
 }
 
+/* A seed solver's plan made elsewhere (auto's member) is that seed's
+ * start at its budget, instead of the solver run again: given a plan
+ * cheaper than greedy's own, the search with runs of one mutation answers
+ * it; given for a solver not among the seeds, or another budget, nothing
+ * changes. */
+static void test_seed_plans_given(void **state TU_UNUSED)
+{
+    Graph *g = tu_chain_training("f", 0, 48);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL), b = lo + (bp - lo) / 4;
+    Plan held, p;
+    plan_init(&held);
+    plan_init(&p);
+    const char *good[] = {"time_limit=1", "seed=3", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", b, &held, good), ERR_OK);
+    double hc = tu_check_within(g, &held, b), own = -1;
+    const char *idle[] = {"iters=1", "grouping=off", "descent=off", "seeds=greedy", "restarts=0", NULL};
+    for (int k = 0; k < 4; k++) {
+        Solver *s = tu_solver(g, "fastsa", idle);
+        if (k == 1)
+            fastsa_seed_plan(s, "greedy", b, held.steps, held.T);
+        if (k == 2)
+            fastsa_seed_plan(s, "echo", b, held.steps, held.T);
+        if (k == 3)
+            fastsa_seed_plan(s, "greedy", b - 1, held.steps, held.T);
+        plan_reset(&p);
+        assert_int_equal(tu_plan(s, b, NULL, &p), ERR_OK);
+        double c = tu_check_within(g, &p, b);
+        if (k == 0)
+            own = c;    /* greedy's own plan: dearer than the given one */
+        if (k == 0 || k == 1)
+            assert_true(k == 1 ? c <= hc : c > hc);
+        else
+            assert_true(c == own);
+        solver_free(s);
+    }
+    tu_end(g, NULL, &p, &held, NULL);
+}
+
 static void test_bad_options(void **state TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -838,4 +876,5 @@ TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_anneal_ticks)
         TU_TEST(test_offers_improve)
         TU_TEST(test_runs_from_plans_found_beside)
+        TU_TEST(test_seed_plans_given)
         TU_TEST(test_bad_options))
