@@ -826,7 +826,7 @@ static void test_seed_plans_given(void **state TU_UNUSED)
             fastsa_seed_plan(s, "echo", b, held.steps, held.T);
         if (k == 3)
             fastsa_seed_plan(s, "greedy", b - 1, held.steps, held.T);
-        plan_reset(&p);
+        plan_done(&p);
         assert_int_equal(tu_plan(s, b, NULL, &p), ERR_OK);
         double c = tu_check_within(g, &p, b);
         if (k == 0)
