@@ -567,12 +567,41 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         }                                                                                \
         plan_done(&in_);                                                                 \
     } while (0)
+    int deepT = 0, *deep = NULL;
+    double ladder_share = LADDER_SHARE;
+    /* the run from the deep start, wherever it comes: half the descent's
+     * time, taken from the descent's share */
+#define RUN_DEEP_START()                                                                \
+    do {                                                                                \
+        rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));     \
+        done += LADDER_SHARE / 2;                                                       \
+        ladder_share -= LADDER_SHARE / 2;                                               \
+    } while (0)
+    /* a best that the repair leaves just over the budget (within
+     * DEEP_NEAR) after the given starts' runs or the grouped run is the
+     * deep rerun's case: its start and run come at once, before the
+     * seeds' and the order's runs (on regnet_y_400mf at 25 % the budget
+     * was first met at 9-10 s after them, then at 4 s after the grouped
+     * run; with FLOP costs, where no member's plan fits, the start's run
+     * alone leaves it there: 2.5 s) */
+#define EARLY_DEEP()                                                                     \
+    do {                                                                                 \
+        if (ladder && rc == 0 && !deep && !X.best.fits) {                                \
+            repair_best(&X, full);                                                       \
+            if (!X.best.fits && X.best.M <= X.budget + X.budget / DEEP_NEAR)             \
+                deep = deep_start(&X, &deepT);                                           \
+            if (deep)                                                                    \
+                RUN_DEEP_START();                                                        \
+        }                                                                                \
+    } while (0)
     for (int i = 0; i < nstarts && rc == 0; i++)
         if (starts[i].T > 0 && keeps_pins(g, s->rule, starts[i].steps, starts[i].T)) {
             rc = run_plain(&X, RUN_PREV + i, starts[i].steps, starts[i].T, 0, NEXT_UNTIL(1));
             done++;
             RUN_IN();
         }
+    if (nstarts > 0)
+        EARLY_DEEP();
     /* The runs most likely to meet the budget soon go first, so the plan
      * offered early is already close to the search's answer: the grouped
      * run (its start often fits at once: every cheap forward node run
@@ -587,28 +616,8 @@ static int search(Solver *s, int64_t budget, const Plan *starts, int nstarts, do
         done++;
         RUN_IN();
     }
-    /* a best that the repair leaves just over the budget (within
-     * DEEP_NEAR) after the grouped run is the deep rerun's case: its start
-     * and run come now, before the seeds' and the order's runs (on
-     * regnet_y_400mf at 25 % the budget was first met at 9-10 s, after
-     * them; now at 4 s); the run takes half the descent's time, as below */
-    int deepT = 0, *deep = NULL;
-    double ladder_share = LADDER_SHARE;
-    /* the run from the deep start, wherever it comes: half the descent's
-     * time, taken from the descent's share */
-#define RUN_DEEP_START()                                                                \
-    do {                                                                                \
-        rc = run_plain(&X, RUN_DEEP, deep, deepT, 0, NEXT_UNTIL(LADDER_SHARE / 2));     \
-        done += LADDER_SHARE / 2;                                                       \
-        ladder_share -= LADDER_SHARE / 2;                                               \
-    } while (0)
-    if (ladder && rc == 0 && !X.best.fits) {
-        repair_best(&X, full);
-        if (!X.best.fits && X.best.M <= X.budget + X.budget / DEEP_NEAR)
-            deep = deep_start(&X, &deepT);
-        if (deep)
-            RUN_DEEP_START();
-    }
+    EARLY_DEEP();
+#undef EARLY_DEEP
     for (int i = 0; i < ns && rc == 0; i++) {
         rc = run_plain(&X, RUN_SEED + i, seeds[i].steps, seeds[i].T, 0, NEXT_UNTIL(1));
         done++;
