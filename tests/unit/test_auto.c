@@ -292,7 +292,7 @@ static void test_relay(void **st TU_UNUSED)
  * plans reach the listener through the relay (valid, within the budget,
  * cheaper each time, whichever thread found them), and the answer is no
  * dearer than the last one offered; with FastSA off, the answer is the
- * cascade's own last offer. */
+ * cascade's plan, pooled when its thread ends. */
 static void test_cascade_beside(void **st TU_UNUSED)
 {
     const char *alone[] = {"members=cascade", "time_limit=6", NULL};
@@ -326,9 +326,8 @@ static void test_cascade_beside(void **st TU_UNUSED)
             assert_int_equal(rc, ERR_OK);
             double c = tu_check_within(g, &p, b);
             assert_true(o.n >= 1 && c <= o.last);
-            if (k == 0) {
+            if (k == 0) {   /* the pool holds the cascade's plans alone (tidied or not) */
                 assert_string_equal(p.origin, "cascade");
-                assert_true(c == o.last);
                 from_cascade++;
             }
             tu_end(NULL, s, &p, NULL);
