@@ -45,7 +45,9 @@ typedef struct Progress {
     atomic_int cancel;      /* set by the caller; solvers poll it */
     _Atomic double done;    /* 0..1, advisory */
     /* Optional (NULL: nobody listens): a search calls it, on its own
-     * thread, with each plan better than the ones it offered before, so
+     * thread or one it started (auto's cascade LP, through its relay:
+     * one call at a time), with each plan better than the ones it
+     * offered before, so
      * that a caller can show the best plan so far while the search goes
      * on (the explorer's refinement). The steps are borrowed for the
      * call. The listener simulates what it keeps: an offer is a hint,

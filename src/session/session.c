@@ -321,8 +321,9 @@ static void want_post(WantTask *t, Answer *a, SessionShown kind)
     worker_wake(t->cx);
 }
 
-/* A search's better plan (Progress.offer), on the worker's thread:
- * simulated here, posted when it fits and beats what was posted. */
+/* A search's better plan (Progress.offer), on the worker's thread or one
+ * its solve started (one call at a time): simulated here, posted when it
+ * fits and beats what was posted. */
 static void want_offer(void *ctx, const int *steps, int T, const char *origin)
 {
     WantTask *t = ctx;
