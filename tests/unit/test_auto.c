@@ -257,9 +257,7 @@ static void test_relay(void **st TU_UNUSED)
     int64_t bp = tu_baseline_peak(g);
     TuOffers o = {.g = g, .budget = bp};
     Progress up;
-    progress_init(&up);
-    up.offer = tu_on_offer;
-    up.offer_ctx = &o;
+    tu_listen(&up, &o);
     Relay r;
     relay_init(&r, g, bp, &up, -1);
     int again[8];
@@ -310,9 +308,7 @@ static void test_cascade_beside(void **st TU_UNUSED)
             Solver *s = tu_solver(g, "auto", runs[k]);
             TuOffers o = {.g = g, .budget = b, .origin = k == 0 ? "cascade" : NULL};
             Progress pr;
-            progress_init(&pr);
-            pr.offer = tu_on_offer;
-            pr.offer_ctx = &o;
+            tu_listen(&pr, &o);
             Plan p;
             plan_init(&p);
             Err e;

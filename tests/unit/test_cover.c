@@ -355,11 +355,9 @@ static void test_cascade_lowered(void **st TU_UNUSED)
                 continue;
             over++;
             tu_check_plan(g, &at);
-            Progress pr;
-            progress_init(&pr);
             TuOffers o = {.g = g, .budget = b, .origin = "cascade"};
-            pr.offer = tu_on_offer;
-            pr.offer_ctx = &o;
+            Progress pr;
+            tu_listen(&pr, &o);
             assert_int_equal(cascade_plan(g, b, 300, &pr, &p, &cb, &e), ERR_OK);
             tu_check_plan(g, &p);
             if (p.peak <= b ? o.n == 0 || o.last != p.cost : o.n != 0)

@@ -754,9 +754,7 @@ static void test_offers_improve(void **state TU_UNUSED)
     Solver *s = tu_solver(g, "fastsa", opts);
     TuOffers o = {.g = g, .budget = lo + (bp - lo) / 4, .origin = "fastsa"};
     Progress pr;
-    progress_init(&pr);
-    pr.offer = tu_on_offer;
-    pr.offer_ctx = &o;
+    tu_listen(&pr, &o);
     Err e;
     err_clear(&e);
     Plan p;
@@ -767,18 +765,28 @@ static void test_offers_improve(void **state TU_UNUSED)
     tu_end(g, s, &p, NULL);
 }
 
+/* The chain the two tests below share, a budget a quarter of the way
+ * from its smallest peak to its baseline's, and a good plan for it (a
+ * second's search), cheaper than what runs of one mutation find. */
+static Graph *chain_with_held(int64_t *b, Plan *held)
+{
+    Graph *g = tu_chain_training("f", 0, 48);
+    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
+    *b = lo + (bp - lo) / 4;
+    const char *good[] = {"time_limit=1", "seed=3", NULL};
+    assert_int_equal(tu_solve(g, "fastsa", *b, held, good), ERR_OK);
+    return g;
+}
+
 /* A plan another thread holds in the relay while the search runs (auto's
  * cascade LP) is run from next: with runs of one mutation, the answer is
  * that plan or cheaper; without it, the graph's order repaired, dearer. */
 static void test_runs_from_plans_found_beside(void **state TU_UNUSED)
 {
-    Graph *g = tu_chain_training("f", 0, 48);
-    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL), b = lo + (bp - lo) / 4;
+    int64_t b;
     Plan held, p;
-    plan_init(&held);
     plan_init(&p);
-    const char *good[] = {"time_limit=1", "seed=3", NULL};
-    assert_int_equal(tu_solve(g, "fastsa", b, &held, good), ERR_OK);
+    Graph *g = chain_with_held(&b, &held);
     double hc = tu_check_within(g, &held, b);
     const char *idle[] = {"iters=1", "grouping=off", "descent=off", "seeds=none", "restarts=0", NULL};
     Solver *s = tu_solver(g, "fastsa", idle);
@@ -809,13 +817,10 @@ static void test_runs_from_plans_found_beside(void **state TU_UNUSED)
  * changes. */
 static void test_seed_plans_given(void **state TU_UNUSED)
 {
-    Graph *g = tu_chain_training("f", 0, 48);
-    int64_t bp = tu_baseline_peak(g), lo = graph_min_peak(g, NULL), b = lo + (bp - lo) / 4;
+    int64_t b;
     Plan held, p;
-    plan_init(&held);
     plan_init(&p);
-    const char *good[] = {"time_limit=1", "seed=3", NULL};
-    assert_int_equal(tu_solve(g, "fastsa", b, &held, good), ERR_OK);
+    Graph *g = chain_with_held(&b, &held);
     double hc = tu_check_within(g, &held, b), own = -1;
     const char *idle[] = {"iters=1", "grouping=off", "descent=off", "seeds=greedy", "restarts=0", NULL};
     for (int k = 0; k < 4; k++) {

@@ -304,6 +304,14 @@ static inline void tu_on_offer(void *ctx, const int *steps, int T, const char *o
     o->n++;
 }
 
+/* A fresh Progress whose listener is tu_on_offer, checking into o. */
+static inline void tu_listen(Progress *pr, TuOffers *o)
+{
+    progress_init(pr);
+    pr->offer = tu_on_offer;
+    pr->offer_ctx = o;
+}
+
 /* solver_new for class `name` with options (NULL-terminated "k=v" list, a
  * bad one fails the test); NULL with *e set when the solver refuses g. */
 static inline Solver *tu_solver_new(const Graph *g, const char *name, const char *const *opts, Err *e)
