@@ -281,12 +281,30 @@ static int run_plain(Search *X, int id, const int *order, int L, double h0, doub
 /* Runs from plans found beside the search, at most. */
 #define RUN_IN_MOST 10
 
+/* 1 when pl fits the budget and costs no less than the search's best,
+ * which fits too: running from it would spend a run behind the best. */
+static int behind_best(const Search *X, const Plan *pl)
+{
+    if (!X->best.steps || !X->best.fits)
+        return 0;
+    Sim sim;
+    Err e;
+    if (sim_run(X->s->g, pl->steps, pl->T, &sim, &e) != ERR_OK)
+        return 1;
+    int behind = sim.peak <= X->budget && sim.cost >= X->best.C * (1 - 1e-12);
+    sim_done(&sim);
+    return behind;
+}
+
 /* The latest plan found beside the search since the last look (auto's
- * cascade LP, solved on another thread), into *pl: 1 when there is one to
- * run from. */
+ * cascade LP and its second FastSA search, on another thread), into *pl:
+ * 1 when there is one to run from. A plan that fits but is no cheaper
+ * than the best is passed over (the other search offers each of its
+ * improvements, which may still be behind this one's). */
 static int take_in(Search *X, Plan *pl)
 {
-    return X->nin < RUN_IN_MOST && relay_take(X->in, pl) && keeps_pins(X->s->g, X->s->rule, pl->steps, pl->T);
+    return X->nin < RUN_IN_MOST && relay_take(X->in, pl) && keeps_pins(X->s->g, X->s->rule, pl->steps, pl->T) &&
+           !behind_best(X, pl);
 }
 
 /* Simulated steps and edges one repair may spend, in a solve and in a

@@ -810,6 +810,43 @@ static void test_runs_from_plans_found_beside(void **state TU_UNUSED)
     tu_end(g, s, &p, &held, NULL);
 }
 
+/* A plan held beside the search that fits but is no cheaper than the
+ * search's best (the twin's improvements, behind this search's) is passed
+ * over: with runs of one mutation each run tries one, so the mutations
+ * tried count the runs; a plan over the budget gets its run. */
+static void test_passes_over_plans_behind(void **state TU_UNUSED)
+{
+    int64_t b;
+    Plan held, dear, p;
+    plan_init(&p);
+    Graph *g = chain_with_held(&b, &held);
+    double hc = tu_check_within(g, &held, b);
+    assert_int_equal(tu_solve(g, "greedy", b, &dear, NULL), ERR_OK);
+    assert_true(tu_check_within(g, &dear, b) > hc);
+    Plan over;  /* the graph's order: over the budget */
+    assert_int_equal(tu_solve(g, "noremat", PLAN_NO_BUDGET, &over, NULL), ERR_OK);
+    const char *idle[] = {"iters=1", "grouping=off", "descent=off", "seeds=none", "restarts=0", NULL};
+    Solver *s = tu_solver(g, "fastsa", idle);
+    Err e;
+    err_clear(&e);
+    long long tried[3];
+    for (int k = 0; k < 3; k++) {   /* nothing held, a dearer plan, one over the budget */
+        Relay r;
+        relay_init(&r, g, b, NULL, -1);
+        if (k > 0)
+            relay_offer_held(&r, k == 1 ? dear.steps : over.steps, k == 1 ? dear.T : over.T, "fastsa");
+        plan_reset(&p);
+        /* the search starts from `held`, so its best is that plan */
+        assert_int_equal(fastsa_search_from(s, b, &held, 1, 5, 1, &r, &p, NULL, &e), ERR_OK);
+        relay_done(&r);
+        assert_true(tu_check_within(g, &p, b) <= hc);
+        tried[k] = fastsa_last_tried(s);
+    }
+    assert_true(tried[1] == tried[0]);
+    assert_true(tried[2] == tried[0] + 1);
+    tu_end(g, s, &p, &held, &dear, &over, NULL);
+}
+
 /* A seed solver's plan made elsewhere (auto's member) is that seed's
  * start at its budget, instead of the solver run again: given a plan
  * cheaper than greedy's own, the search with runs of one mutation answers
@@ -881,5 +918,6 @@ TU_MAIN(TU_TEST(test_segtree_vs_array)
         TU_TEST(test_anneal_ticks)
         TU_TEST(test_offers_improve)
         TU_TEST(test_runs_from_plans_found_beside)
+        TU_TEST(test_passes_over_plans_behind)
         TU_TEST(test_seed_plans_given)
         TU_TEST(test_bad_options))
