@@ -2,8 +2,9 @@
  * passed on to the caller's listener one at a time.
  *
  * auto solves the cascade LP on a thread of its own while FastSA searches
- * (the LP's child process takes one core, the search the other), so two
- * threads find plans at once. The caller's listener (Progress.offer) is
+ * (the LP's child process takes one core, the search the other), and then
+ * a second FastSA search on that thread, so two threads find plans at
+ * once. The caller's listener (Progress.offer) is
  * called by one search at a time and expects each plan cheaper than the
  * last: the relay serializes the calls, simulates each plan and passes on
  * only those within the budget and cheaper than the last it passed on.
