@@ -346,15 +346,16 @@ static int best_starts(const Solver *s, int64_t budget, Plan *starts)
  * (subproc.h): on two cores the search beside it loses nothing, where
  * before it waited (llama_7b at 25 %, FLOP costs: 2.6 s for a plan that
  * did not fit). Not on orders the exact search settles, nor with
- * pin=/force=, which it knows nothing of. */
-/* Once the LP is done, the thread searches on with a second FastSA (the
+ * pin=/force=, which it knows nothing of.
+ *
+ * Once the LP is done, the thread searches on with a second FastSA (the
  * twin: another seed, no seed solvers of its own), from the pool's best
  * and the cascade's plan, until FastSA ends; the two exchange nothing but
  * what the relay holds, where the first search takes the twin's cheaper
  * plans between its runs. Time-limited annealing runs differ a lot by
  * their random stream (resnet50 at 25 %, FLOP costs, seeds 1-3: +17.3,
- * +20.5, +12.7 %), and the LP leaves the second core idle after its few
- * seconds. */
+ * +20.5, +12.7 %; with the twin +12.3, +11.9, +11.9 %), and the LP
+ * leaves the second core idle after its few seconds. */
 typedef struct {
     const Graph *g;
     int64_t budget;
