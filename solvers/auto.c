@@ -69,17 +69,24 @@ static const struct {
  * on 200K nodes (bench_scale). */
 #define QUICK_MEMBER_SECONDS 0.3
 #define N_MEMBERS (int)(sizeof MEMBERS / sizeof MEMBERS[0])
+/* Auto.last_of's slot for the second FastSA search (the twin, below) */
+#define TWIN_OF (N_MEMBERS + 1)
 
 typedef struct {
     Solver *m[N_MEMBERS];
     int refused[N_MEMBERS];     /* prepare said no (or the member is off) */
     Solver *fsa;
+    Solver *twin;               /* the last solve's second FastSA search (NULL: none) */
     double time_limit, resolve_time;
     double exact_time;          /* of time_limit, what FastSA leaves the exact member */
     long long seed;
     /* for describe: the pool index of the last answer, and of each
-     * member's last plan (-1: none); the FastSA member is last */
-    int last_pick, last_of[N_MEMBERS + 1];
+     * member's last plan (-1: none); the FastSA member, then its twin
+     * (TWIN_OF), are last */
+    int last_pick, last_of[N_MEMBERS + 2];
+    /* tidied_from[i]: the pool index plan i was tidied from (-1 or past
+     * n_tidied: none), so a tidied copy is described by its maker */
+    int *tidied_from, n_tidied;
     /* the exact member's lower bound (Checkmate's model on the orders it
      * solved) at the budget of its last run; exact_budget -1: none */
     double exact_bound;
@@ -146,7 +153,7 @@ static int auto_prepare(Solver *s, Err *e)
     a->last_pick = -1;
     a->exact_budget = -1;
     a->cover_secs = -1;
-    for (int i = 0; i <= N_MEMBERS; i++)
+    for (int i = 0; i <= TWIN_OF; i++)
         a->last_of[i] = -1;
     int rc;
     const char *tl = solver_opt_str(s, "time_limit");
@@ -373,6 +380,7 @@ typedef struct {
     Deadline twd;           /* the caller's cancel; cascade_join's stop */
     Relay *r;
     Plan tw_best;           /* the last plan it offered, else its answer */
+    Solver *tw;             /* its solver, kept for describe (NULL: none ran) */
 } Cascade;
 
 /* The twin's listener: keep its latest plan (the twin's thread alone
@@ -417,7 +425,7 @@ static void twin_run(Cascade *c)
             plan_push(&c->tw_best, out.steps[t]);
     }
     plan_done(&out);
-    solver_free(f);
+    c->tw = f;
 }
 
 static void *cascade_main(void *arg)
@@ -483,8 +491,14 @@ static void cascade_join(Solver *s, Cascade *c)
         pool_add(s, c->pl.steps, c->pl.T, "cascade");
     if (c->tw_on) {
         deadline_stop(&c->twd);
-        if (c->tw_best.T > 0)
-            pool_add(s, c->tw_best.steps, c->tw_best.T, "fastsa");
+        Auto *a = s->state;
+        if (c->tw_best.T > 0 && c->tw) {  /* its solver tells how it found its plan */
+            a->last_of[TWIN_OF] = pool_add(s, c->tw_best.steps, c->tw_best.T, "fastsa");
+            solver_free(a->twin);
+            a->twin = c->tw;
+        } else {
+            solver_free(c->tw);
+        }
         solver_opts_done(&c->tw_opts);
         for (int i = 0; i < 3; i++)
             plan_done(&c->tw_starts[i]);
@@ -629,6 +643,21 @@ static int run_exact(Solver *s, int64_t budget, double seconds, Progress *p)
  * densenet121's fastsa plan from +0.136 % to +0.107 %. A full solve only:
  * on 2K-node graphs a slider re-solve has no time for it; and past the
  * solve's end only the cheapest (a 27K-step plan takes 0.17 s). */
+/* Pool index j is a tidied copy of i. */
+static void note_tidied(Auto *a, int j, int i)
+{
+    if (j < 0 || j == i)
+        return;
+    if (j >= a->n_tidied) {
+        int n = j + 16;
+        a->tidied_from = xreallocarray(a->tidied_from, (size_t)n, sizeof *a->tidied_from);
+        for (int k = a->n_tidied; k < n; k++)
+            a->tidied_from[k] = -1;
+        a->n_tidied = n;
+    }
+    a->tidied_from[j] = i;
+}
+
 static void pool_tidy(Solver *s, int64_t budget, double end)
 {
     if (budget == PLAN_NO_BUDGET)
@@ -650,7 +679,7 @@ static void pool_tidy(Solver *s, int64_t budget, double end)
         Err e;
         if (cands_emit(&s->cands, best, &pl, NULL, &e) == ERR_OK &&
             plan_tidy(s->g, pl.steps, &pl.T, budget, s->rule) > 0)
-            pool_add(s, pl.steps, pl.T, s->cands.c[best].origin);
+            note_tidied(s->state, pool_add(s, pl.steps, pl.T, s->cands.c[best].origin), best);
         plan_done(&pl);
     }
     free(seen);
@@ -828,16 +857,21 @@ static void auto_describe(const Solver *s, Overlay *out)
     if (a->last_pick < 0 || a->last_pick >= s->cands.n)
         return;
     const char *who = s->cands.c[a->last_pick].origin;
-    for (int i = 0; i <= N_MEMBERS; i++) {
-        Solver *m = i < N_MEMBERS ? a->m[i] : a->fsa;
-        /* the member that made the plan: two members may return the same
-         * schedule (greedy's and twremat's on kumar_fig1), which the pool
-         * keeps once, under the first one's name */
-        if (!m || a->last_of[i] != a->last_pick || !m->cls->describe || strcmp(m->cls->name, who))
-            continue;
-        m->cls->describe(m, out);
-        overlay_set_titlef(out, "auto, %s's plan: %s", who, out->title ? out->title : m->cls->name);
-        return;
+    /* the pick, else the plan it was tidied from, and so on */
+    for (int want = a->last_pick, hops = 0; want >= 0 && hops < 8; hops++) {
+        for (int i = 0; i <= TWIN_OF; i++) {
+            Solver *m = i < N_MEMBERS ? a->m[i] : i == N_MEMBERS ? a->fsa : a->twin;
+            /* the member that made the plan: two members may return the
+             * same schedule (greedy's and twremat's on kumar_fig1), which
+             * the pool keeps once, under the first one's name */
+            if (!m || a->last_of[i] != want || !m->cls->describe || strcmp(m->cls->name, who))
+                continue;
+            m->cls->describe(m, out);
+            overlay_set_titlef(out, "auto, %s's plan%s%s: %s", who, i == TWIN_OF ? " (its second search)" : "",
+                               want != a->last_pick ? ", tidied" : "", out->title ? out->title : m->cls->name);
+            return;
+        }
+        want = want < a->n_tidied ? a->tidied_from[want] : -1;
     }
     overlay_set_titlef(out, "auto, %s's plan: no structure of its own to show", who);
 }
@@ -853,6 +887,8 @@ static void auto_release(Solver *s)
     for (int i = 0; i < N_MEMBERS; i++)
         solver_free(a->m[i]);
     solver_free(a->fsa);
+    solver_free(a->twin);
+    free(a->tidied_from);
 }
 
 const SolverClass solver_auto = {

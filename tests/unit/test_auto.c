@@ -325,6 +325,16 @@ static void test_cascade_beside(void **st TU_UNUSED)
             if (k == 0) {   /* the pool holds the cascade's plans alone (tidied or not) */
                 assert_string_equal(p.origin, "cascade");
                 from_cascade++;
+            } else if (strcmp(p.origin, "fastsa") == 0) {
+                /* either search's plan, the second's too, is described by
+                 * the search that made it */
+                Overlay ov;
+                overlay_init(&ov);
+                solver_find("auto")->describe(s, &ov);
+                assert_non_null(ov.title);
+                assert_non_null(strstr(ov.title, "auto, fastsa's plan"));
+                assert_non_null(strstr(ov.title, "fastsa: best of"));
+                overlay_done(&ov);
             }
             tu_end(NULL, s, &p, NULL);
         }
