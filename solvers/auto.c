@@ -410,20 +410,14 @@ static void twin_run(Cascade *c)
     if (!f)
         return;
     int n = c->tw_n;
-    if (c->rc == ERR_OK && c->pl.T > 0) {
-        for (int t = 0; t < c->pl.T; t++)
-            plan_push(&c->tw_starts[n], c->pl.steps[t]);
-        n++;
-    }
+    if (c->rc == ERR_OK && c->pl.T > 0)
+        plan_copy(&c->tw_starts[n++], &c->pl);
     Plan out;
     plan_init(&out);
     if (fastsa_search_from(f, c->budget, c->tw_starts, n, c->tw_end - clock_now(), 1, NULL, &out,
                            &c->twd.child, &e) == ERR_OK &&
-        out.T > 0) {
-        plan_reset(&c->tw_best);
-        for (int t = 0; t < out.T; t++)
-            plan_push(&c->tw_best, out.steps[t]);
-    }
+        out.T > 0)
+        plan_swap_steps(&c->tw_best, &out);
     plan_done(&out);
     c->tw = f;
 }
@@ -636,13 +630,6 @@ static int run_exact(Solver *s, int64_t budget, double seconds, Progress *p)
 /* How many of the pool's cheapest plans within the budget a solve tidies. */
 #define TIDY_MOST 8
 
-/* Pool a tidied copy (plan_tidy: reruns a kept copy can serve, dropped
- * within the budget) of the cheapest plans that fit, beside the members'
- * plans as their solvers made them. Measured by bench_tidy at 70 %:
- * resnet50's chen and twremat plans fall from +27 %/+245 % to +8 %/+11 %,
- * densenet121's fastsa plan from +0.136 % to +0.107 %. A full solve only:
- * on 2K-node graphs a slider re-solve has no time for it; and past the
- * solve's end only the cheapest (a 27K-step plan takes 0.17 s). */
 /* Pool index j is a tidied copy of i. */
 static void note_tidied(Auto *a, int j, int i)
 {
@@ -658,6 +645,13 @@ static void note_tidied(Auto *a, int j, int i)
     a->tidied_from[j] = i;
 }
 
+/* Pool a tidied copy (plan_tidy: reruns a kept copy can serve, dropped
+ * within the budget) of the cheapest plans that fit, beside the members'
+ * plans as their solvers made them. Measured by bench_tidy at 70 %:
+ * resnet50's chen and twremat plans fall from +27 %/+245 % to +8 %/+11 %,
+ * densenet121's fastsa plan from +0.136 % to +0.107 %. A full solve only:
+ * on 2K-node graphs a slider re-solve has no time for it; and past the
+ * solve's end only the cheapest (a 27K-step plan takes 0.17 s). */
 static void pool_tidy(Solver *s, int64_t budget, double end)
 {
     if (budget == PLAN_NO_BUDGET)
