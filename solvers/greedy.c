@@ -5,6 +5,9 @@
  * dropped value is recomputed, with any of its own missing inputs, just
  * before its next reader runs. When nothing can be dropped it moves on.
  *
+ * greedy_ranked (greedy.h) walks the same way with the values it may drop
+ * and their order given, for the cascade LP's plan.
+ *
  * Its memory model holds a value from its production until its last reader
  * has run or it is dropped; the spec frees a copy after its last read, so
  * the simulated peak never exceeds the model's. Cost: O(T * (deg + L)) with
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/greedy.h"
 #include "src/plan/sim.h"
 #include "src/plan/solver.h"
 #include "src/base/csr.h"
@@ -39,7 +43,7 @@ typedef struct {
  * version has moved on (its key changed, or it was dropped). */
 typedef struct {
     int64_t size;
-    int cheap, next, node;
+    int rank, cheap, next, node;
     unsigned ver;
 } Evict;
 
@@ -58,6 +62,7 @@ typedef struct {
     int track;                /* keep the heap (a budget was given) */
     Evict *heap;
     int nheap, capheap;
+    const unsigned char *rank;  /* NULL, or greedy_ranked's ranks */
 } Run;
 
 static int is_input(const Graph *g, int v)
@@ -78,6 +83,13 @@ static int is_input(const Graph *g, int v)
 static inline int evict_first(const void *c, const Evict *a, const Evict *b)
 {
     (void)c;
+    /* greedy_ranked: the higher rank, then the one read latest (a chosen
+     * value runs again anyway; which one goes first only decides how
+     * soon); without ranks every entry has rank 0 */
+    if (a->rank != b->rank)
+        return a->rank > b->rank;
+    if (a->rank && a->next != b->next)
+        return a->next > b->next;
     if (a->size != b->size)
         return a->size > b->size;
     if (a->cheap != b->cheap)
@@ -91,7 +103,8 @@ HEAP_DEFINE(evict, Evict, void, evict_first)
 static int candidate(const Run *r, int v)
 {
     const Graph *g = r->g;
-    return r->present[v] && !r->pin[v] && !is_input(g, v) && !g->is_output[v] && g->nodes[v].size > 0;
+    return r->present[v] && !r->pin[v] && !is_input(g, v) && !g->is_output[v] && g->nodes[v].size > 0 &&
+           (!r->rank || r->rank[v]);
 }
 
 static int entry_valid(const Run *r, const Evict *c)
@@ -130,7 +143,8 @@ static void touch(Run *r, int v)
         for (int i = m / 2 - 1; i >= 0; i--)
             evict_down(r->heap, m, i, NULL);
     }
-    heap_push_raw(r, (Evict){r->g->nodes[v].size, r->missing[v] == 0, next_use(r, v), v, r->ver[v]});
+    heap_push_raw(r, (Evict){r->g->nodes[v].size, r->rank ? r->rank[v] : 0, r->missing[v] == 0, next_use(r, v), v,
+                             r->ver[v]});
 }
 
 /* A held value appeared or vanished: its readers' "cheap" may flip. */
@@ -255,11 +269,8 @@ static int run_node(Run *r, int x, int64_t budget, int *stack, int *scan, Plan *
     return 0;
 }
 
-static int greedy_prepare(Solver *s, Err *e)
+static void greedy_index(const Graph *g, Greedy *st)
 {
-    (void)e;
-    const Graph *g = s->g;
-    Greedy *st = s->state;
     st->order = sim_baseline_order(g, &st->T);
     st->pos = xmallocarray((size_t)g->n, sizeof *st->pos);
     for (int v = 0; v < g->n; v++)
@@ -278,15 +289,29 @@ static int greedy_prepare(Solver *s, Err *e)
     while (csr_next(&c));
     st->reader_off = c.off;
     st->reader_pos = c.adj;
+}
+
+static void greedy_unindex(Greedy *st)
+{
+    free(st->order);
+    free(st->pos);
+    free(st->reader_off);
+    free(st->reader_pos);
+}
+
+static int greedy_prepare(Solver *s, Err *e)
+{
+    (void)e;
+    greedy_index(s->g, s->state);
     return ERR_OK;
 }
 
-static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+/* The walk, into out (appended). */
+static int greedy_walk(const Graph *g, const Greedy *st, int64_t budget, const unsigned char *rank,
+                       long long max_steps, Plan *out, Progress *p, Err *e)
 {
-    const Graph *g = s->g;
-    const Greedy *st = s->state;
     size_t n = (size_t)g->n;
-    Run r = {.g = g, .st = st, .cur = g->input_bytes, .track = budget != PLAN_NO_BUDGET};
+    Run r = {.g = g, .st = st, .cur = g->input_bytes, .track = budget != PLAN_NO_BUDGET, .rank = rank};
     r.present = xcalloc(n, 1);
     r.done = xcalloc(n, 1);
     r.need = xmallocarray(n, sizeof *r.need);
@@ -303,10 +328,6 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
             r.missing[v] += !is_input(g, g->in_idx[k]);
     }
     int rc = ERR_OK;
-    long long max_steps = 50LL * g->n + 10000;
-    const char *ms = solver_opt_str(s, "max_steps");
-    if (strcmp(ms, "auto") != 0 && solver_opt_int(s, "max_steps", &max_steps, e))
-        rc = e->code;
     for (int t = 0; t < st->T && rc == ERR_OK; t++) {
         if ((t & 63) == 0) {
             if (progress_cancelled(p)) {
@@ -338,13 +359,28 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     return rc;
 }
 
+static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    long long max_steps = 50LL * s->g->n + 10000;
+    const char *ms = solver_opt_str(s, "max_steps");
+    if (strcmp(ms, "auto") != 0 && solver_opt_int(s, "max_steps", &max_steps, e))
+        return e->code;
+    return greedy_walk(s->g, s->state, budget, NULL, max_steps, out, p, e);
+}
+
+int greedy_ranked(const Graph *g, int64_t budget, const unsigned char *rank, Plan *out, Progress *p, Err *e)
+{
+    Greedy st;
+    greedy_index(g, &st);
+    plan_reset(out);
+    int rc = greedy_walk(g, &st, budget, rank, 50LL * g->n + 10000, out, p, e);
+    greedy_unindex(&st);
+    return rc;
+}
+
 static void greedy_release(Solver *s)
 {
-    Greedy *st = s->state;
-    free(st->order);
-    free(st->pos);
-    free(st->reader_off);
-    free(st->reader_pos);
+    greedy_unindex(s->state);
 }
 
 const SolverClass solver_greedy = {

@@ -59,7 +59,8 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
 /* A plan in the graph's order from the cascade LP's choice at model
  * budget mb: the values it runs again by at least a threshold (falling:
  * 0.5, 0.2, 0.05) are dropped and run again as the cover's plan does
- * (cover_plan); the cheapest within `budget` into out (simulated,
+ * (cover_plan), or dropped only when memory runs over `budget` by a
+ * greedy walk (greedy_ranked); the cheapest within `budget` into out (simulated,
  * tidied), else the lowest peak, and the LP's bound on the graph's order
  * at mb in *bound (-1: none). ERR_OK; ERR_LIMIT when the LP gave nothing
  * in `seconds` or no memory must be freed at mb; ERR_OVER_BUDGET,
@@ -70,7 +71,9 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
 /* cascade_plan_at at the budget and, while no rounding fits (the reruns'
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
- * (the rounding is not monotone in mb), while `seconds` last. The best
+ * (the rounding is not monotone in mb), then 1, 2, 4 ... % of the budget
+ * below the lowest fit while that finds cheaper plans, while `seconds`
+ * last. The best
  * plan into out, the bound
  * at the budget into *bound; each cheaper plan within the budget is
  * offered to p's listener as the rounds find it (progress_offer, origin

@@ -343,8 +343,8 @@ static void test_cascade_lowered(void **st TU_UNUSED)
     plan_init(&at);
     plan_init(&p);
     Err e;
-    for (int it = 0; it < 9; it++) {
-        Graph *g = gen_training(kinds[it % 3], 20 + 10 * it, 11u + (unsigned)it);
+    for (int it = 0; it < 18; it++) {
+        Graph *g = gen_training(kinds[it % 3], 20 + 10 * (it % 9), 11u + (unsigned)it);
         int64_t bp, lo = graph_min_peak(g, NULL);
         double bc, lb, cb;
         sim_baseline(g, &bp, &bc);
