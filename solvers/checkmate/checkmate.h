@@ -72,7 +72,7 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
  * (the rounding is not monotone in mb), then 1, 2, 4 ... % of the budget
- * below the lowest fit while that finds cheaper plans, while `seconds`
+ * below the lowest fit while the plans fit, while `seconds`
  * last. The best
  * plan into out, the bound
  * at the budget into *bound; each cheaper plan within the budget is

@@ -833,7 +833,7 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
     int64_t mb = budget, over = budget, fits = -1, below = 0;
     double offered = -1;    /* the cost of the last plan offered */
     for (int round = 0; round < COVER_ROUNDS && mb > 0; round++) {
-        double left = end - clock_now(), lb, was = out->T ? out->cost : -1;
+        double left = end - clock_now(), lb;
         if (round > 0 && left <= 0)
             break;
         int r = cascade_plan_at(g, budget, mb, left, p, &try, &lb, e);
@@ -853,11 +853,11 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
             progress_offer(p, out->steps, out->T, "cascade");
         }
         if (below) {
-            /* probing: on while it finds cheaper plans, twice as far down
-             * each time */
-            if (peak > budget || out->cost >= was)
+            /* probing: on while the plans fit, twice as far down each
+             * time, cheaper or not (resnet50 at 25 %, unit costs: +26.4
+             * % at the budget, 99 % and 98 % of it, +23.1 % at 96 %) */
+            if (peak > budget)
                 break;
-            fits = mb;
             below *= 2;
             mb = fits - below;
             continue;
