@@ -60,11 +60,11 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
  * budget mb: the values it runs again by at least a threshold (falling:
  * 0.5, 0.2, 0.05) are dropped and run again as the cover's plan does
  * (cover_plan), or dropped only when memory runs over `budget` by a
- * greedy walk (greedy_ranked); the cheapest within `budget` into out (simulated,
- * tidied), else the lowest peak, and the LP's bound on the graph's order
- * at mb in *bound (-1: none). ERR_OK; ERR_LIMIT when the LP gave nothing
- * in `seconds` or no memory must be freed at mb; ERR_OVER_BUDGET,
- * ERR_CANCELLED, ERR_IO. */
+ * greedy walk (greedy_ranked); the cheapest within `budget` into out
+ * (simulated, tidied), else the lowest peak, and the LP's bound on the
+ * graph's order at mb in *bound (-1: none). ERR_OK; ERR_LIMIT when the LP
+ * gave nothing in `seconds` or no memory must be freed at mb;
+ * ERR_OVER_BUDGET, ERR_CANCELLED, ERR_IO. */
 int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, Progress *p, Plan *out,
                     double *bound, Err *e);
 
@@ -72,13 +72,12 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
  * (the rounding is not monotone in mb), then 1, 2, 4 ... % of the budget
- * below the lowest fit while the plans fit, while `seconds`
- * last. The best
- * plan into out, the bound
- * at the budget into *bound; each cheaper plan within the budget is
- * offered to p's listener as the rounds find it (progress_offer, origin
- * "cascade"). The same statuses as cascade_plan_at's at the budget; a
- * later round's failure ends the rounds. */
+ * below the lowest fit while the plans fit, while `seconds` last. The
+ * best plan into out, the bound at the budget into *bound; each cheaper
+ * plan within the budget is offered to p's listener as the rounds find it
+ * (progress_offer, origin "cascade"). The same statuses as
+ * cascade_plan_at's at the budget; a later round's failure ends the
+ * rounds. */
 int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):

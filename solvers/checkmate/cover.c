@@ -36,9 +36,9 @@
 
 #include "solvers/checkmate/engine.h"
 #include "solvers/checkmate/checkmate.h"
-#include "solvers/greedy.h"
 #include "solvers/checkmate/cover_rows.h"
 #include "solvers/checkmate/model.h"
+#include "solvers/greedy.h"
 #include "src/base/clock.h"
 #include "src/base/csr.h"
 #include "src/base/xalloc.h"
