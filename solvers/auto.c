@@ -389,9 +389,7 @@ typedef struct {
 static void twin_offer(void *ctx, const int *steps, int T, const char *origin)
 {
     Cascade *c = ctx;
-    plan_reset(&c->tw_best);
-    for (int t = 0; t < T; t++)
-        plan_push(&c->tw_best, steps[t]);
+    plan_set_steps(&c->tw_best, steps, T);
     relay_offer_held(c->r, steps, T, origin);
 }
 

@@ -967,9 +967,7 @@ void fastsa_seed_plan(Solver *s, const char *name, int64_t budget, const int *st
         snprintf(fs->given[k].name, sizeof fs->given[k].name, "%s", name);
     }
     fs->given[k].budget = budget;
-    plan_reset(&fs->given[k].plan);
-    for (int t = 0; t < T; t++)
-        plan_push(&fs->given[k].plan, steps[t]);
+    plan_set_steps(&fs->given[k].plan, steps, T);
 }
 
 long long fastsa_last_tried(const Solver *s)

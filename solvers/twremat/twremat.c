@@ -429,8 +429,7 @@ static int rebuild(void *ctx, const Cand *cd, Plan *out, Progress *p, Err *e)
     const TwCand *c = &((const TW *)s->state)->cand[cd->tag];
     plan_reset(out);
     if (c->steps) {
-        for (int t = 0; t < c->T; t++)
-            plan_push(out, c->steps[t]);
+        plan_set_steps(out, c->steps, c->T);
         return ERR_OK;
     }
     int *steps = NULL, T = 0;

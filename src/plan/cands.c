@@ -113,8 +113,7 @@ int cands_emit(const CandSet *cs, int i, Plan *out, struct Progress *p, Err *e)
     const Cand *c = &cs->c[i];
     plan_reset(out);
     if (c->steps) {
-        for (int t = 0; t < c->T; t++)
-            plan_push(out, c->steps[t]);
+        plan_set_steps(out, c->steps, c->T);
         return ERR_OK;
     }
     if (!cs->rebuild)

@@ -48,6 +48,15 @@ void plan_push(Plan *p, int node)
     p->steps[p->T++] = node;
 }
 
+void plan_set_steps(Plan *p, const int *steps, int T)
+{
+    plan_reset(p);
+    xgrow((void **)&p->steps, &p->cap, T, sizeof *p->steps);
+    if (T)
+        memcpy(p->steps, steps, (size_t)T * sizeof *steps);
+    p->T = T;
+}
+
 void plan_set_names(Plan *p, const char *graph, const char *solver)
 {
     if (graph) {

@@ -45,6 +45,8 @@ void plan_init(Plan *p);
 void plan_done(Plan *p);
 void plan_reset(Plan *p);                       /* drop steps, keep names */
 void plan_push(Plan *p, int node);
+/* plan_reset, then steps[0..T) copied in. */
+void plan_set_steps(Plan *p, const int *steps, int T);
 void plan_set_names(Plan *p, const char *graph, const char *solver);
 /* Set (copy) or clear (NULL) origin. */
 void plan_set_origin(Plan *p, const char *origin);

@@ -51,9 +51,7 @@ void relay_offer_held(void *ctx, const int *steps, int T, const char *origin)
     Relay *r = ctx;
     pthread_mutex_lock(&r->mu);
     pass_on(r, steps, T, origin);
-    plan_reset(&r->held);
-    for (int t = 0; t < T; t++)
-        plan_push(&r->held, steps[t]);
+    plan_set_steps(&r->held, steps, T);
     r->fresh = 1;
     pthread_mutex_unlock(&r->mu);
 }
@@ -65,9 +63,7 @@ int relay_take(Relay *r, Plan *out)
     pthread_mutex_lock(&r->mu);
     int got = r->fresh;
     if (got) {
-        plan_reset(out);
-        for (int t = 0; t < r->held.T; t++)
-            plan_push(out, r->held.steps[t]);
+        plan_set_steps(out, r->held.steps, r->held.T);
         r->fresh = 0;
     }
     pthread_mutex_unlock(&r->mu);
