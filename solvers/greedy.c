@@ -63,6 +63,7 @@ typedef struct {
     Evict *heap;
     int nheap, capheap;
     const unsigned char *rank;  /* NULL, or greedy_ranked's ranks */
+    GreedyPick pick;            /* within a rank (greedy_ranked) */
 } Run;
 
 static int is_input(const Graph *g, int v)
@@ -80,15 +81,15 @@ static int is_input(const Graph *g, int v)
  * pop skips stale entries; an eviction is O(log n) instead of a scan of
  * every held value. */
 
-static inline int evict_first(const void *c, const Evict *a, const Evict *b)
+static inline int evict_first(const Run *r, const Evict *a, const Evict *b)
 {
-    (void)c;
-    /* greedy_ranked: the higher rank, then the one read latest (a chosen
-     * value runs again anyway; which one goes first only decides how
-     * soon); without ranks every entry has rank 0 */
+    /* greedy_ranked: the higher rank, then (GREEDY_LATEST) the one read
+     * latest (a chosen value runs again anyway; which one goes first only
+     * decides how soon) or (GREEDY_LARGEST) the rule below; without ranks
+     * every entry has rank 0 */
     if (a->rank != b->rank)
         return a->rank > b->rank;
-    if (a->rank && a->next != b->next)
+    if (a->rank && r->pick == GREEDY_LATEST && a->next != b->next)
         return a->next > b->next;
     if (a->size != b->size)
         return a->size > b->size;
@@ -98,7 +99,7 @@ static inline int evict_first(const void *c, const Evict *a, const Evict *b)
         return a->next > b->next;
     return a->node < b->node;
 }
-HEAP_DEFINE(evict, Evict, void, evict_first)
+HEAP_DEFINE(evict, Evict, Run, evict_first)
 
 static int candidate(const Run *r, int v)
 {
@@ -123,7 +124,7 @@ static int next_use(const Run *r, int v)
 static void heap_push_raw(Run *r, Evict c)
 {
     xgrow((void **)&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap);
-    evict_push(r->heap, &r->nheap, c, NULL);
+    evict_push(r->heap, &r->nheap, c, r);
 }
 
 /* v's key changed (or v became a candidate): invalidate old entries and
@@ -141,7 +142,7 @@ static void touch(Run *r, int v)
                 r->heap[m++] = r->heap[i];
         r->nheap = m;
         for (int i = m / 2 - 1; i >= 0; i--)
-            evict_down(r->heap, m, i, NULL);
+            evict_down(r->heap, m, i, r);
     }
     heap_push_raw(r, (Evict){r->g->nodes[v].size, r->rank ? r->rank[v] : 0, r->missing[v] == 0, next_use(r, v), v,
                              r->ver[v]});
@@ -191,7 +192,7 @@ static void make_room(Run *r, int x, int64_t budget)
     const Graph *g = r->g;
     int64_t want = g->nodes[x].size + g->nodes[x].workspace;
     while (r->cur + want > budget && r->nheap) {
-        Evict c = evict_pop(r->heap, &r->nheap, NULL);
+        Evict c = evict_pop(r->heap, &r->nheap, r);
         if (entry_valid(r, &c))
             drop(r, c.node);
     }
@@ -308,10 +309,11 @@ static int greedy_prepare(Solver *s, Err *e)
 
 /* The walk, into out (appended). */
 static int greedy_walk(const Graph *g, const Greedy *st, int64_t budget, const unsigned char *rank,
-                       long long max_steps, Plan *out, Progress *p, Err *e)
+                       GreedyPick pick, long long max_steps, Plan *out, Progress *p, Err *e)
 {
     size_t n = (size_t)g->n;
-    Run r = {.g = g, .st = st, .cur = g->input_bytes, .track = budget != PLAN_NO_BUDGET, .rank = rank};
+    Run r = {.g = g, .st = st, .cur = g->input_bytes, .track = budget != PLAN_NO_BUDGET, .rank = rank,
+             .pick = pick};
     r.present = xcalloc(n, 1);
     r.done = xcalloc(n, 1);
     r.need = xmallocarray(n, sizeof *r.need);
@@ -365,15 +367,16 @@ static int greedy_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *
     const char *ms = solver_opt_str(s, "max_steps");
     if (strcmp(ms, "auto") != 0 && solver_opt_int(s, "max_steps", &max_steps, e))
         return e->code;
-    return greedy_walk(s->g, s->state, budget, NULL, max_steps, out, p, e);
+    return greedy_walk(s->g, s->state, budget, NULL, GREEDY_LATEST, max_steps, out, p, e);
 }
 
-int greedy_ranked(const Graph *g, int64_t budget, const unsigned char *rank, Plan *out, Progress *p, Err *e)
+int greedy_ranked(const Graph *g, int64_t budget, const unsigned char *rank, GreedyPick pick, Plan *out,
+                  Progress *p, Err *e)
 {
     Greedy st;
     greedy_index(g, &st);
     plan_reset(out);
-    int rc = greedy_walk(g, &st, budget, rank, 50LL * g->n + 10000, out, p, e);
+    int rc = greedy_walk(g, &st, budget, rank, pick, 50LL * g->n + 10000, out, p, e);
     greedy_unindex(&st);
     return rc;
 }

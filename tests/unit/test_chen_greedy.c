@@ -196,11 +196,11 @@ static void test_greedy_ranked_fig1(void **state TU_UNUSED)
     Plan p;
     plan_init(&p);
     Err e;
-    assert_int_equal(greedy_ranked(g, 3, rank, &p, NULL, &e), ERR_OK);
+    assert_int_equal(greedy_ranked(g, 3, rank, GREEDY_LATEST, &p, NULL, &e), ERR_OK);
     assert_int_equal(p.T, 5);
     assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), 4);
     rank[0] = 1;
-    assert_int_equal(greedy_ranked(g, 3, rank, &p, NULL, &e), ERR_OK);
+    assert_int_equal(greedy_ranked(g, 3, rank, GREEDY_LATEST, &p, NULL, &e), ERR_OK);
     const char *want[] = {"A", "B", "C", "D", "A", "E"};
     assert_int_equal(p.T, 6);
     for (int t = 0; t < 6; t++)
@@ -213,13 +213,15 @@ static void test_greedy_ranked_fig1(void **state TU_UNUSED)
  * up: with random ranks the schedule is valid (the independent checker);
  * with none ranked nothing is dropped, so every node runs once; with every
  * node ranked it fits at the baseline's peak, running each node once
- * there. (A value freed after
+ * there; every node ranked alike and GREEDY_LARGEST, it is the greedy
+ * solver's plan. Both picks. (A value freed after
  * its last reader can still run again, unranked, for a rerun that reads
  * it.) */
 static void test_greedy_ranked_random(void **state TU_UNUSED)
 {
     uint32_t seed = 4242;
     Err e;
+    int compared = 0;
     for (int iter = 0; iter < 150; iter++) {
         Graph *g = random_training(&seed, 3);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
@@ -232,26 +234,37 @@ static void test_greedy_ranked_random(void **state TU_UNUSED)
             all[v] = 1;
             running += g->nodes[v].phase != PHASE_INPUT;
         }
-        Plan p;
+        Plan p, q;
         plan_init(&p);
-        for (int64_t b = lo; b <= base; b++) {
-            assert_int_equal(greedy_ranked(g, b, rank, &p, NULL, &e), ERR_OK);
-            assert_true(tu_check_peak(g, p.steps, p.T, NULL) >= 0);
-            assert_int_equal(greedy_ranked(g, b, none, &p, NULL, &e), ERR_OK);
-            assert_true(tu_check_peak(g, p.steps, p.T, NULL) >= 0);
-            assert_int_equal(p.T, running);
-            assert_int_equal(greedy_ranked(g, b, all, &p, NULL, &e), ERR_OK);
-            int64_t pk = tu_check_peak(g, p.steps, p.T, NULL);
-            assert_true(pk >= 0);
-            if (b == base)
-                assert_true(pk <= b && p.T == running);
-        }
+        plan_init(&q);
+        for (int64_t b = lo; b <= base; b++)
+            for (GreedyPick pick = GREEDY_LATEST; pick <= GREEDY_LARGEST; pick++) {
+                assert_int_equal(greedy_ranked(g, b, rank, pick, &p, NULL, &e), ERR_OK);
+                assert_true(tu_check_peak(g, p.steps, p.T, NULL) >= 0);
+                assert_int_equal(greedy_ranked(g, b, none, pick, &p, NULL, &e), ERR_OK);
+                assert_true(tu_check_peak(g, p.steps, p.T, NULL) >= 0);
+                assert_int_equal(p.T, running);
+                assert_int_equal(greedy_ranked(g, b, all, pick, &p, NULL, &e), ERR_OK);
+                int64_t pk = tu_check_peak(g, p.steps, p.T, NULL);
+                assert_true(pk >= 0);
+                if (b == base)
+                    assert_true(pk <= b && p.T == running);
+                /* every value of one rank, the largest first: the
+                 * greedy solver's own walk, step for step */
+                if (pick == GREEDY_LARGEST && tu_solve(g, "greedy", b, &q, NULL) == ERR_OK) {
+                    assert_int_equal(p.T, q.T);
+                    assert_memory_equal(p.steps, q.steps, (size_t)p.T * sizeof *p.steps);
+                    compared++;
+                }
+            }
         plan_done(&p);
+        plan_done(&q);
         free(rank);
         free(none);
         free(all);
         graph_free(g);
     }
+    assert_true(compared >= 300);
 }
 
 /* chen on random small training graphs: a refusal names the reason, any
