@@ -234,9 +234,8 @@ static void test_greedy_ranked_random(void **state TU_UNUSED)
             all[v] = 1;
             running += g->nodes[v].phase != PHASE_INPUT;
         }
-        Plan p, q;
+        Plan p;
         plan_init(&p);
-        plan_init(&q);
         for (int64_t b = lo; b <= base; b++)
             for (GreedyPick pick = GREEDY_LATEST; pick <= GREEDY_LARGEST; pick++) {
                 assert_int_equal(greedy_ranked(g, b, rank, pick, &p, NULL, &e), ERR_OK);
@@ -251,14 +250,18 @@ static void test_greedy_ranked_random(void **state TU_UNUSED)
                     assert_true(pk <= b && p.T == running);
                 /* every value of one rank, the largest first: the
                  * greedy solver's own walk, step for step */
-                if (pick == GREEDY_LARGEST && tu_solve(g, "greedy", b, &q, NULL) == ERR_OK) {
-                    assert_int_equal(p.T, q.T);
-                    assert_memory_equal(p.steps, q.steps, (size_t)p.T * sizeof *p.steps);
-                    compared++;
+                if (pick == GREEDY_LARGEST) {
+                    Plan q;
+                    plan_init(&q);      /* tu_solve makes it fresh again */
+                    if (tu_solve(g, "greedy", b, &q, NULL) == ERR_OK) {
+                        assert_int_equal(p.T, q.T);
+                        assert_memory_equal(p.steps, q.steps, (size_t)p.T * sizeof *p.steps);
+                        compared++;
+                    }
+                    plan_done(&q);
                 }
             }
         plan_done(&p);
-        plan_done(&q);
         free(rank);
         free(none);
         free(all);
