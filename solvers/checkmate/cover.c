@@ -777,9 +777,11 @@ static int round_cascade(const Graph *g, const int *order, int n, int64_t budget
         build_plan(g, order, n, pick, active, &try, cascade);
         rc = keep_better(g, budget, &try, out, e);
         for (int walk = 0; rc == ERR_OK && walk < 4; walk++) {
+            int fwd = walk & 1;     /* forward values not chosen may go too */
+            GreedyPick way = walk < 2 ? GREEDY_LATEST : GREEDY_LARGEST;
             for (int i = 0; i < n; i++)
-                rank[order[i]] = pick[i] ? 2 : (walk & 1) && g->nodes[order[i]].phase == PHASE_FWD;
-            rc = greedy_ranked(g, budget, rank, walk < 2 ? GREEDY_LATEST : GREEDY_LARGEST, &try, p, e);
+                rank[order[i]] = pick[i] ? 2 : fwd && g->nodes[order[i]].phase == PHASE_FWD;
+            rc = greedy_ranked(g, budget, rank, way, &try, p, e);
             if (rc == ERR_OK)
                 rc = keep_better(g, budget, &try, out, e);
             else if (rc == ERR_LIMIT)
