@@ -355,6 +355,11 @@ static int best_starts(const Solver *s, int64_t budget, Plan *starts)
  * did not fit). Not on orders the exact search settles, nor with
  * pin=/force=, which it knows nothing of.
  *
+ * The LP starts with the solve, beside the quick members, so its plan
+ * comes that much sooner (llama_7b at 25 %, FLOP costs: the members take
+ * 0.85 s, the LP and its roundings about 2 s, and the cascade's plan is
+ * the answer).
+ *
  * Once the LP is done, the thread searches on with a second FastSA (the
  * twin: another seed, no seed solvers of its own), from the pool's best
  * and the cascade's plan, until FastSA ends; the two exchange nothing but
@@ -362,7 +367,9 @@ static int best_starts(const Solver *s, int64_t budget, Plan *starts)
  * plans between its runs. Time-limited annealing runs differ a lot by
  * their random stream (resnet50 at 25 %, FLOP costs, seeds 1-3: +17.3,
  * +20.5, +12.7 %; with the twin +12.3, +11.9, +11.9 %), and the LP
- * leaves the second core idle after its few seconds. */
+ * leaves the second core idle after its few seconds. The pool's best are
+ * known once the members and the cover are done (cascade_go): the twin
+ * waits for them. */
 typedef struct {
     const Graph *g;
     int64_t budget;
@@ -376,6 +383,9 @@ typedef struct {
     int tw_on, tw_n;
     SolverOpts tw_opts;
     Plan tw_starts[3];      /* the pool's best two; the cascade's plan joins them */
+    pthread_mutex_t mu;     /* guards go, which the twin waits on */
+    pthread_cond_t cv;
+    int go;                 /* 0: starts not given yet; 1: given (cascade_go); -1: no twin */
     double tw_end;          /* when it ends at the latest (clock_now) */
     Deadline twd;           /* the caller's cancel; cascade_join's stop */
     Relay *r;
@@ -399,6 +409,13 @@ static void twin_offer(void *ctx, const int *steps, int T, const char *origin)
 
 static void twin_run(Cascade *c)
 {
+    pthread_mutex_lock(&c->mu);
+    while (c->go == 0)
+        pthread_cond_wait(&c->cv, &c->mu);
+    int go = c->go;
+    pthread_mutex_unlock(&c->mu);
+    if (go < 0)
+        return;
     double left = c->tw_end - clock_now();
     if (left < TWIN_MIN_SECONDS || progress_cancelled(&c->twd.child))
         return;
@@ -432,7 +449,8 @@ static void *cascade_main(void *arg)
 }
 
 /* Start the cascade's thread (where it applies), its twin to follow it
- * until `end` when FastSA is a member; cascade_join ends both. */
+ * until `end` when FastSA is a member, from the starts cascade_go gives
+ * it; cascade_join ends both. */
 static void cascade_start(Solver *s, int64_t budget, double seconds, double end, Relay *r, Progress *p,
                           Cascade *c)
 {
@@ -452,9 +470,10 @@ static void cascade_start(Solver *s, int64_t budget, double seconds, double end,
     c->d.child.offer_ctx = r;
     Auto *a = s->state;
     c->tw_on = fastsa_member(s) != NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
     if (c->tw_on) {
         fastsa_opts(s, a->seed + 1, "seeds=none", &c->tw_opts);
-        c->tw_n = best_starts(s, budget, c->tw_starts);
         deadline_start(&c->twd, p, end - clock_now() + 1);
         c->twd.child.offer = twin_offer;
         c->twd.child.offer_ctx = c;
@@ -468,16 +487,36 @@ static void cascade_start(Solver *s, int64_t budget, double seconds, double end,
     }
 }
 
-/* Stop the twin, wait for the cascade's thread, pool both plans and
- * remember the LP's bound. */
-static void cascade_join(Solver *s, Cascade *c)
+/* Give the twin its starts, the pool's best two (it waits for them until
+ * then), or, with go -1, tell it not to run. */
+static void cascade_go(Solver *s, Cascade *c, int go)
 {
     if (!c->started)
         return;
+    pthread_mutex_lock(&c->mu);
+    if (go > 0 && c->tw_on && c->go == 0)
+        c->tw_n = best_starts(s, c->budget, c->tw_starts);
+    if (c->go == 0)
+        c->go = go;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Stop the twin (and with `stop`, the LP), wait for the cascade's
+ * thread, pool both plans and remember the LP's bound. */
+static void cascade_join(Solver *s, Cascade *c, int stop)
+{
+    if (!c->started)
+        return;
+    if (stop)
+        atomic_store(&c->d.child.cancel, 1);
     if (c->tw_on)
         atomic_store(&c->twd.child.cancel, 1);
+    cascade_go(s, c, -1);   /* a twin still waiting for its starts: none */
     if (c->started == 1)
         pthread_join(c->th, NULL);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->cv);
     deadline_stop(&c->d);
     if (c->rc == ERR_OK && c->pl.T > 0)
         pool_add(s, c->pl.steps, c->pl.T, "cascade");
@@ -514,7 +553,7 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Relay
     Solver *f = fastsa_member(s);
     if (!f || seconds <= 0.005) {
         if (c)
-            cascade_join(s, c);
+            cascade_join(s, c, 0);
         return ERR_OK;
     }
     Plan starts[2], out;
@@ -526,7 +565,7 @@ static int run_fastsa(Solver *s, int64_t budget, double seconds, int full, Relay
     int rc = full || n ? fastsa_search_from(f, budget, starts, full ? n : 1, seconds, full, in, &out, p, e)
                        : ERR_OK;
     if (c)
-        cascade_join(s, c);
+        cascade_join(s, c, 0);
     if (rc == ERR_OK && out.T > 0)
         ((Auto *)s->state)->last_of[N_MEMBERS] = pool_add(s, out.steps, out.T, "fastsa");
     for (int i = 0; i < 2; i++)
@@ -739,6 +778,12 @@ static int search_all(Solver *s, int64_t budget, double t0, double search_end, P
                       Relay *r)
 {
     Auto *a = s->state;
+    /* the cascade LP on its thread from the start, beside the members */
+    Cascade c;
+    cascade_start(s, budget,
+                  fmin(fmin(CASCADE_PLAN_SECONDS, CASCADE_PLAN_SHARE * a->time_limit),
+                       search_end - a->exact_time - clock_now()),
+                  search_end - a->exact_time, r, sp, &c);
     /* the quick members share at most half the time; each one at most
      * what is left of that half */
     double members_end = t0 + a->time_limit * 0.5;
@@ -752,29 +797,31 @@ static int search_all(Solver *s, int64_t budget, double t0, double search_end, P
         if (m)
             pool_plan(s, i, m, budget, NULL, &d.child);
         deadline_stop(&d);
-        if (progress_cancelled(sp))
+        if (progress_cancelled(sp)) {
+            cascade_join(s, &c, 1);
             return ERR_CANCELLED;
+        }
         offer_pick(s, budget, r);
         progress_set(p, 0.5 * (i + 1) / N_MEMBERS);
     }
     double cover = -1;
     if (graph_running_nodes(s->g) <= COVER_FIRST_MAX_NODES &&
         run_cover(s, budget, fmin(COVER_SECONDS, search_end - a->exact_time - clock_now()), sp, &cover) ==
-        ERR_CANCELLED)
+        ERR_CANCELLED) {
+        cascade_join(s, &c, 1);
         return ERR_CANCELLED;
+    }
     /* a pick at the graph order's bound ends the search */
     int done = pool_meets(s, budget, cover), rc = ERR_OK;
     offer_pick(s, budget, r);
     if (!done) {
-        Cascade c;
-        cascade_start(s, budget,
-                      fmin(fmin(CASCADE_PLAN_SECONDS, CASCADE_PLAN_SHARE * a->time_limit),
-                           search_end - a->exact_time - clock_now()),
-                      search_end - a->exact_time, r, sp, &c);
+        cascade_go(s, &c, 1);
         Err e;
         err_clear(&e);
         rc = run_fastsa(s, budget, search_end - a->exact_time - clock_now(), 1, r, &c, sp, &e);
         done = pool_meets(s, budget, cover);
+    } else {
+        cascade_join(s, &c, 1);
     }
     if (rc != ERR_CANCELLED && !progress_cancelled(sp) && !done) {
         offer_pick(s, budget, r);

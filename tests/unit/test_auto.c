@@ -343,6 +343,50 @@ static void test_cascade_beside(void **st TU_UNUSED)
     assert_true(from_cascade >= 2);
 }
 
+/* A listener that cancels the solve at the first plan offered: the quick
+ * members' first pick, while the cascade LP runs on its thread. */
+static void cancel_on_offer(void *ctx, const int *steps, int T, const char *origin)
+{
+    (void)steps, (void)T, (void)origin;
+    atomic_store((atomic_int *)ctx, 1);
+}
+
+/* The cascade LP starts with the solve, beside the quick members: a solve
+ * cancelled before FastSA runs ends its thread (and its twin, waiting for
+ * starts it never gets), and one whose budget needs nothing freed ends it
+ * at once and answers the baseline's plan. The sanitizer builds check that
+ * nothing leaks or races. */
+static void test_cascade_ended_early(void **st TU_UNUSED)
+{
+    Graph *g = gen_training("transformer", 60, 7u);
+    assert_true(graph_running_nodes(g) > ORDER_SEARCH_MAX);
+    int64_t bp, lo = graph_min_peak(g, NULL);
+    double bc;
+    sim_baseline(g, &bp, &bc);
+    const char *opts[] = {"time_limit=30", NULL};
+    for (int k = 0; k < 2; k++) {
+        Solver *s = tu_solver(g, "auto", opts);
+        Progress pr;
+        progress_init(&pr);
+        pr.offer = cancel_on_offer;
+        pr.offer_ctx = &pr.cancel;
+        Plan p;
+        plan_init(&p);
+        Err e;
+        err_clear(&e);
+        int64_t b = k == 0 ? lo + (bp - lo) / 4 : bp;
+        int rc = solver_plan(s, b, NULL, &p, k == 0 ? &pr : NULL, &e);
+        if (k == 0) {
+            assert_int_equal(rc, ERR_CANCELLED);
+        } else {
+            assert_int_equal(rc, ERR_OK);
+            assert_true(tu_check_within(g, &p, b) == bc);
+        }
+        tu_end(NULL, s, &p, NULL);
+    }
+    graph_free(g);
+}
+
 static void test_bad_options(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -378,4 +422,5 @@ TU_MAIN(TU_TEST(test_never_worse_than_members)
         TU_TEST(test_structure_is_the_winners)
         TU_TEST(test_relay)
         TU_TEST(test_cascade_beside)
+        TU_TEST(test_cascade_ended_early)
         TU_TEST(test_bad_options))
