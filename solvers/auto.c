@@ -2,9 +2,10 @@
  * within one time budget, and the best plan any of them made.
  *
  * A solve runs the quick members one after another (each under a deadline
- * that also carries the caller's cancellation), pools every schedule they
- * return, then gives FastSA the time left, starting from the pool's best
- * plans as well as from its own starts; on small graphs Checkmate's MILP
+ * that also carries the caller's cancellation), with the cascade LP on a
+ * thread of its own beside them, pools every schedule they return, then
+ * gives FastSA the time left, starting from the pool's best plans as well
+ * as from its own starts; on small graphs Checkmate's MILP
  * gets what FastSA leaves (run_exact). The answer is the pool's pick
  * (src/plan/cands.h: cheapest within the budget, else the lowest peak); the plan
  * names the member that made it (Plan.origin). A re-solve for a new budget
@@ -770,8 +771,9 @@ static int answer(Solver *s, int64_t budget, Plan *out, double bound_seconds, Pr
 #define ANSWER_MOST 2.0
 #define ANSWER_OVERHEAD 0.5
 
-/* The solve's search: the members in turn, the cover, then FastSA with
- * the cascade LP on its own thread beside it, then the exact member.
+/* The solve's search: the cascade LP on its own thread, the members in
+ * turn and the cover beside it, then FastSA (and the cascade's twin),
+ * then the exact member.
  * Plans are offered through r; sp carries the caller's cancel (p gets the
  * progress). ERR_CANCELLED when cancelled. */
 static int search_all(Solver *s, int64_t budget, double t0, double search_end, Progress *p, Progress *sp,
