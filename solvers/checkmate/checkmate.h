@@ -72,13 +72,16 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
  * own steps lift the peak: no row sees them), again at lower model
  * budgets, as cover_plan's rounds; once one fits, at budgets halfway back
  * (the rounding is not monotone in mb), then 1, 2, 4 ... % of the budget
- * below the lowest fit while the plans fit, while `seconds` last. The
- * best plan into out, the bound at the budget into *bound; each cheaper
- * plan within the budget is offered to p's listener as the rounds find it
- * (progress_offer, origin "cascade"). The same statuses as
- * cascade_plan_at's at the budget; a later round's failure ends the
- * rounds. */
-int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e);
+ * below the lowest fit while the plans fit. The first LP has `seconds`,
+ * the later rounds what is left of `more` (at most `seconds`) from the
+ * start: a large graph's first LP may take longer than its rounds are
+ * worth (llama_8k at 25 %: 9 s). The best plan into out, the bound at the
+ * budget into *bound; each cheaper plan within the budget is offered to
+ * p's listener as the rounds find it (progress_offer, origin "cascade").
+ * The same statuses as cascade_plan_at's at the budget; a later round's
+ * failure ends the rounds. */
+int cascade_plan(const Graph *g, int64_t budget, double seconds, double more, Progress *p, Plan *out, double *bound,
+                 Err *e);
 
 /* A plan in the graph's order from the cover's choice (cover.c says how):
  * its steps into out, with out->peak and out->cost simulated, the lowest

@@ -824,9 +824,10 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
     return rc;
 }
 
-int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Plan *out, double *bound, Err *e)
+int cascade_plan(const Graph *g, int64_t budget, double seconds, double more, Progress *p, Plan *out, double *bound,
+                 Err *e)
 {
-    double end = clock_now() + seconds;
+    double t0 = clock_now(), end = t0 + seconds, rounds_end = t0 + fmin(more, seconds);
     int rc = ERR_OK;
     *bound = -1;
     plan_reset(out);
@@ -839,7 +840,7 @@ int cascade_plan(const Graph *g, int64_t budget, double seconds, Progress *p, Pl
     int64_t mb = budget, over = budget, fits = -1, below = 0;
     double offered = -1;    /* the cost of the last plan offered */
     for (int round = 0; round < COVER_ROUNDS && mb > 0; round++) {
-        double left = end - clock_now(), lb;
+        double left = (round == 0 ? end : rounds_end) - clock_now(), lb;
         if (round > 0 && left <= 0)
             break;
         int r = cascade_plan_at(g, budget, mb, left, p, &try, &lb, e);

@@ -287,7 +287,7 @@ static void test_cascade_plan(void **st TU_UNUSED)
     plan_init(&p);
     Err e;
     double cb;
-    assert_int_equal(cascade_plan(g, 30, 300, NULL, &p, &cb, &e), ERR_OK);
+    assert_int_equal(cascade_plan(g, 30, 300, 300, NULL, &p, &cb, &e), ERR_OK);
     tu_check_within(g, &p, 30);
     assert_true(p.cost == m + 3);
     if (fabs(cb - (m + 2.4)) > 1e-6)
@@ -306,11 +306,27 @@ static void test_cascade_plan(void **st TU_UNUSED)
             int64_t b = lo + (bp - lo) * q / 6;
             double extra;
             plan_reset(&p);
-            int rc = cascade_plan(g, b, 300, NULL, &p, &cb, &e);
+            int rc = cascade_plan(g, b, 300, 300, NULL, &p, &cb, &e);
             assert_true(rc == ERR_OK || rc == ERR_OVER_BUDGET);
             if (rc != ERR_OK)
                 continue;
             tu_check_plan(g, &p);
+            /* with no time for the later rounds, the first LP's plan alone:
+             * cascade_plan_at's at the budget, step for step */
+            Plan one, at;
+            plan_init(&one);
+            plan_init(&at);
+            double cb1, cba;
+            assert_int_equal(cascade_plan(g, b, 300, 0, NULL, &one, &cb1, &e), ERR_OK);
+            assert_int_equal(cascade_plan_at(g, b, b, 300, NULL, &at, &cba, &e), ERR_OK);
+            assert_int_equal(one.T, at.T);
+            assert_memory_equal(one.steps, at.steps, (size_t)at.T * sizeof *at.steps);
+            assert_true(cb1 == cba && cb1 == cb);
+            if (p.cost > one.cost * (1 + 1e-12) && one.peak <= b)
+                fail_msg("graph %d budget %lld: the rounds' plan %.17g dearer than the first's %.17g", it,
+                         (long long)b, p.cost, one.cost);
+            plan_done(&one);
+            plan_done(&at);
             if (p.peak > b)
                 continue;
             assert_int_equal(cascade_bound(g, ord, m, b, 300, NULL, NULL, &extra, NULL, &e), ERR_OK);
@@ -358,7 +374,7 @@ static void test_cascade_lowered(void **st TU_UNUSED)
             TuOffers o = {.g = g, .budget = b, .origin = "cascade"};
             Progress pr;
             tu_listen(&pr, &o);
-            assert_int_equal(cascade_plan(g, b, 300, &pr, &p, &cb, &e), ERR_OK);
+            assert_int_equal(cascade_plan(g, b, 300, 300, &pr, &p, &cb, &e), ERR_OK);
             tu_check_plan(g, &p);
             if (p.peak <= b ? o.n == 0 || o.last != p.cost : o.n != 0)
                 fail_msg("graph %d budget %lld: %d offers, the last %.17g; the plan %.17g at peak %lld", it,
