@@ -64,6 +64,13 @@ typedef struct {
     int nheap, capheap;
     const unsigned char *rank;  /* NULL, or greedy_ranked's ranks */
     GreedyPick pick;            /* within a rank (greedy_ranked) */
+    /* GREEDY_CHEAPEST_RERUN (greedy_ranked with a budget) only: */
+    int now;                    /* position in the order being run */
+    int *held, nheld;           /* the values held, not inputs (NULL: not kept) */
+    int *held_at;               /* v's index in held */
+    unsigned *stamp;            /* rerun costs known this scan */
+    double *chain;
+    unsigned scan_id;
 } Run;
 
 static int is_input(const Graph *g, int v)
@@ -164,6 +171,10 @@ static void hold(Run *r, int v)
 {
     r->present[v] = 1;
     r->cur += r->g->nodes[v].size;
+    if (r->held) {
+        r->held_at[v] = r->nheld;
+        r->held[r->nheld++] = v;
+    }
     if (r->track)
         readers_changed(r, v, -1);
     touch(r, v);
@@ -174,6 +185,11 @@ static void drop(Run *r, int v)
     r->present[v] = 0;
     r->cur -= r->g->nodes[v].size;
     r->ver[v]++;
+    if (r->held) {
+        int last = r->held[--r->nheld];
+        r->held[r->held_at[v]] = last;
+        r->held_at[last] = r->held_at[v];
+    }
     if (r->track)
         readers_changed(r, v, +1);
 }
@@ -186,11 +202,64 @@ static void maybe_free(Run *r, int v)
         drop(r, v);
 }
 
+/* What running v again costs now: v's cost and, for each input not held,
+ * that input's own (memoised for one scan, so an ancestor two paths share
+ * counts in each; past 64 levels a value counts alone). */
+static double rerun_cost(Run *r, int v, int depth)
+{
+    const Graph *g = r->g;
+    if (r->stamp[v] == r->scan_id)
+        return r->chain[v];
+    double c = g->nodes[v].cost;
+    if (depth >= 64)
+        return c;
+    for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+        int u = g->in_idx[k];
+        if (!is_input(g, u) && !r->present[u])
+            c += rerun_cost(r, u, depth + 1);
+    }
+    r->stamp[v] = r->scan_id;
+    r->chain[v] = c;
+    return c;
+}
+
+/* GREEDY_CHEAPEST_RERUN: of the highest rank held, the value whose rerun
+ * (with the inputs it would need again) costs least per byte freed and
+ * per step until it is read (DTR's rule, Kirisame et al. 2021, with the
+ * next read known). A scan of the held values, not a heap: the costs
+ * change with every value dropped or made. -1 when none may go. */
+static int pick_cheapest_rerun(Run *r)
+{
+    const Graph *g = r->g;
+    int best = -1, best_rank = 0;
+    double best_h = 0;
+    r->scan_id++;
+    for (int i = 0; i < r->nheld; i++) {
+        int v = r->held[i];
+        if (!candidate(r, v) || (best >= 0 && r->rank[v] < best_rank))
+            continue;
+        double steps = (double)(next_use(r, v) - r->now) + 1;
+        double h = rerun_cost(r, v, 0) / ((double)g->nodes[v].size * steps);
+        if (best < 0 || r->rank[v] > best_rank || h < best_h) {
+            best = v;
+            best_rank = r->rank[v];
+            best_h = h;
+        }
+    }
+    return best;
+}
+
 /* Drop values until running x fits in budget or nothing may be dropped. */
 static void make_room(Run *r, int x, int64_t budget)
 {
     const Graph *g = r->g;
     int64_t want = g->nodes[x].size + g->nodes[x].workspace;
+    if (r->held) {
+        int v;
+        while (r->cur + want > budget && (v = pick_cheapest_rerun(r)) >= 0)
+            drop(r, v);
+        return;
+    }
     while (r->cur + want > budget && r->nheap) {
         Evict c = evict_pop(r->heap, &r->nheap, r);
         if (entry_valid(r, &c))
@@ -321,6 +390,12 @@ static int greedy_walk(const Graph *g, const Greedy *st, int64_t budget, const u
     r.missing = xcalloc(n, sizeof *r.missing);
     r.next_reader = xcalloc(n, sizeof *r.next_reader);
     r.ver = xcalloc(n, sizeof *r.ver);
+    if (rank && pick == GREEDY_CHEAPEST_RERUN && r.track) {
+        r.held = xmallocarray(n, sizeof *r.held);
+        r.held_at = xmallocarray(n, sizeof *r.held_at);
+        r.stamp = xcalloc(n, sizeof *r.stamp);
+        r.chain = xmallocarray(n, sizeof *r.chain);
+    }
     int *stack = xmallocarray(n, sizeof *stack);
     int *scan = xmallocarray(n, sizeof *scan);
     for (int v = 0; v < g->n; v++) {
@@ -338,6 +413,7 @@ static int greedy_walk(const Graph *g, const Greedy *st, int64_t budget, const u
             }
             progress_set(p, (double)t / st->T);
         }
+        r.now = t;
         if (run_node(&r, st->order[t], budget, stack, scan, out, max_steps, p)) {
             rc = progress_cancelled(p)
                      ? err_set(e, ERR_CANCELLED, "greedy: cancelled")
@@ -355,6 +431,10 @@ static int greedy_walk(const Graph *g, const Greedy *st, int64_t budget, const u
     free(r.missing);
     free(r.next_reader);
     free(r.ver);
+    free(r.held);
+    free(r.held_at);
+    free(r.stamp);
+    free(r.chain);
     free(r.heap);
     free(stack);
     free(scan);

@@ -8,10 +8,12 @@
 #include "src/plan/plan.h"
 #include "src/plan/solver.h"
 
-/* Which value of a rank goes first: the one read latest (Belady), or the
+/* Which value of a rank goes first: the one read latest (Belady), the
  * greedy solver's own rule (the largest; among equals one whose inputs are
- * held, then the one read latest). */
-typedef enum { GREEDY_LATEST, GREEDY_LARGEST } GreedyPick;
+ * held, then the one read latest), or the one whose rerun, with the inputs
+ * not held that it needs, costs least per byte and per step until its
+ * next read (greedy.c says why). */
+typedef enum { GREEDY_LATEST, GREEDY_LARGEST, GREEDY_CHEAPEST_RERUN } GreedyPick;
 
 /* The greedy solver's walk of the graph's order (greedy.c) where only
  * values with rank[v] > 0 may be dropped: higher ranks first, and within

@@ -209,12 +209,41 @@ static void test_greedy_ranked_fig1(void **state TU_UNUSED)
     tu_end(g, NULL, &p, NULL);
 }
 
+/* Room for E (2) at budget 6 with A (1), B (2, E's input) and D (2) held,
+ * A and D next read by F: Belady's rule has a tie and the greedy rule
+ * drops the larger D, which runs again with C and C2 (3 steps); the
+ * cheapest rerun drops A, which runs again alone (1 step: 1 per byte and
+ * step against D's 3 per 2 bytes). */
+static void test_greedy_ranked_cheapest_rerun(void **state TU_UNUSED)
+{
+    Graph *g = tu_graph("A; B=2; C:A; C2:C; D=2:C2; E=2:B; F:A,D");
+    unsigned char rank[7] = {1, 1, 1, 1, 1, 1, 1};
+    const char *latest[] = {"A", "B", "C", "C2", "D", "E", "C", "C2", "D", "F"};
+    const char *cheapest[] = {"A", "B", "C", "C2", "D", "E", "A", "F"};
+    Plan p;
+    plan_init(&p);
+    Err e;
+    for (GreedyPick pick = GREEDY_LATEST; pick <= GREEDY_CHEAPEST_RERUN; pick++) {
+        assert_int_equal(greedy_ranked(g, 6, rank, pick, &p, NULL, &e), ERR_OK);
+        const char **want = pick == GREEDY_CHEAPEST_RERUN ? cheapest : latest;
+        assert_int_equal(p.T, pick == GREEDY_CHEAPEST_RERUN ? 8 : 10);
+        for (int t = 0; t < p.T; t++)
+            assert_string_equal(g->nodes[p.steps[t]].id, want[t]);
+        assert_int_equal(tu_check_peak(g, p.steps, p.T, NULL), 6);
+    }
+    /* D unranked: only A may go, whatever the rule */
+    rank[4] = 0;
+    assert_int_equal(greedy_ranked(g, 6, rank, GREEDY_LATEST, &p, NULL, &e), ERR_OK);
+    assert_int_equal(p.T, 8);
+    tu_end(g, NULL, &p, NULL);
+}
+
 /* On random small training graphs at every budget from the lowest peak
  * up: with random ranks the schedule is valid (the independent checker);
  * with none ranked nothing is dropped, so every node runs once; with every
  * node ranked it fits at the baseline's peak, running each node once
  * there; every node ranked alike and GREEDY_LARGEST, it is the greedy
- * solver's plan. Both picks. (A value freed after
+ * solver's plan. Every pick. (A value freed after
  * its last reader can still run again, unranked, for a rerun that reads
  * it.) */
 static void test_greedy_ranked_random(void **state TU_UNUSED)
@@ -237,7 +266,7 @@ static void test_greedy_ranked_random(void **state TU_UNUSED)
         Plan p;
         plan_init(&p);
         for (int64_t b = lo; b <= base; b++)
-            for (GreedyPick pick = GREEDY_LATEST; pick <= GREEDY_LARGEST; pick++) {
+            for (GreedyPick pick = GREEDY_LATEST; pick <= GREEDY_CHEAPEST_RERUN; pick++) {
                 assert_int_equal(greedy_ranked(g, b, rank, pick, &p, NULL, &e), ERR_OK);
                 assert_true(tu_check_peak(g, p.steps, p.T, NULL) >= 0);
                 assert_int_equal(greedy_ranked(g, b, none, pick, &p, NULL, &e), ERR_OK);
@@ -313,5 +342,6 @@ TU_MAIN(TU_TEST(test_greedy_fig1_budget3)
         TU_TEST(test_chen_refusals)
         TU_TEST(test_greedy_random)
         TU_TEST(test_greedy_ranked_fig1)
+        TU_TEST(test_greedy_ranked_cheapest_rerun)
         TU_TEST(test_greedy_ranked_random)
         TU_TEST(test_chen_random))
