@@ -58,6 +58,7 @@ static const struct {
     {"chen", 1 << 30, 1, 0},
     {"echo", 1 << 30, 0, 1},
     {"greedy", 100000, 0, 1},
+    {"dtr", 100000, 0, 1},
     {"revolve", 1 << 30, 1, 0},
     {"join", 200000, 1, 0},
     {"kusumoto-approx", 5000, 1, 0},

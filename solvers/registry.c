@@ -9,6 +9,7 @@
     X(noremat) \
     X(chen) \
     X(greedy) \
+    X(dtr) \
     X(echo) \
     X(checkmate) \
     X(checkmate_free) \

@@ -1,7 +1,7 @@
 /* bench_scale.c — a generated training graph of N nodes (default 200K:
  * a 100K-node ResNet-like forward part and its backward) is written as
  * JSON, loaded back through the file loader, validated, simulated, and
- * solved with noremat, greedy and fastsa (short limits) when present.
+ * solved with noremat, greedy, dtr, fastsa (short limits) and echo.
  * Prints time and peak resident memory for each stage; exits non-zero if
  * a stage fails, so the test suite can run it (`--nodes` to shrink). */
 #include <stdio.h>
@@ -62,10 +62,10 @@ int main(int argc, char **argv)
     double bc;
     sim_baseline(h, &bp, &bc);
     STAGE("simulate baseline", t0);
-    const char *solvers[] = {"noremat", "greedy", "fastsa", "echo"};
-    const char *opts[] = {NULL, NULL, "time_limit=5", NULL};
+    const char *solvers[] = {"noremat", "greedy", "dtr", "fastsa", "echo"};
+    const char *opts[] = {NULL, NULL, NULL, "time_limit=5", NULL};
     int status = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         const SolverClass *cls = solver_find(solvers[i]);
         if (!cls) {
             printf("%-28s (not built)\n", solvers[i]);
