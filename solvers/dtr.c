@@ -10,17 +10,19 @@
  * one read latest; on a training graph both drop a network's stem first
  * (it is read last in the backward pass, and its values are large), and
  * its chain then runs again for block after block. Weighing the rerun's
- * own chain keeps cheap-to-rebuild values going first (one walk at 25 %
- * of the baseline, FLOP costs, docs/solvers/dtr.md: resnet50 +33.3 % by
- * the greedy rule, +14.8 % by this one; llama_7b +26.6 / +16.7 %), in a
- * few milliseconds where the LP that gets such plans takes seconds.
+ * own chain keeps cheap-to-rebuild values going first (one solve at 25 %
+ * of the baseline, FLOP costs, docs/solvers/dtr.md: resnet50 greedy over
+ * the budget at 42 % of the baseline, dtr +14.8 %; llama_7b greedy +26.6
+ * %, dtr +16.7 %), in a few milliseconds where the LP that gets such
+ * plans takes seconds.
  *
  * Forward values go first. Dropping a backward value too can rescue a
  * step the forward values cannot (efficientnet_b0 at 25 %, unit costs:
  * 27.8 % of the baseline with forward values only, within the budget with
- * both) or make reruns that drop each other (resnet50, unit costs: +25 %
- * with forward values, +176 % with both), so walks=both makes both walks
- * and keeps the better plan. */
+ * both) or make reruns that drop each other (resnet50, unit costs: 25.6
+ * % of the baseline with forward values only, +176 % within the budget
+ * with both), so walks=both makes the second walk where the first does
+ * not fit and keeps the better plan. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -756,10 +756,10 @@ static const double CASCADE_PLAN_THETA[] = {0.5, 0.2, 0.05};
  * inputs it would need again costs least per byte and per step away;
  * none wins everywhere (one LP at 25 %, FLOP costs: gpt2_small +17.8 %
  * by the first, +7.2 % by the second; resnet50 +23.1 % by the first, over
- * the budget by the second, +14.2 % by the third, which reruns its stem's
- * chain once where Belady's rule drops the stem, read last, and runs it
- * again for each block; opt_125m +25.8 -> +19.7 %, swin_t +10.4 -> +8.1
- * % with the third). */
+ * the budget by the second, +14.2 % by the third, whose plan runs the
+ * stem's convolution again twice where the first's, which drops the stem
+ * first as it is read last, runs it again 4 times; opt_125m +25.8 ->
+ * +19.7 %, swin_t +10.4 -> +8.1 % with the third). */
 static int round_cascade(const Graph *g, const int *order, int n, int64_t budget, const double *x,
                          const unsigned char *active, Progress *p, Plan *out, Err *e)
 {
