@@ -136,33 +136,11 @@ static void test_chen_refusals(void **state TU_UNUSED)
     graph_free(f);
 }
 
-static uint32_t rng(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
-/* A training graph of 1 to 8 forward nodes of sizes 1..4 that all read x,
- * each reading every earlier one with probability 1/edge_odds. */
-static Graph *random_training(uint32_t *seed, uint32_t edge_odds)
-{
-    int n = 1 + (int)(rng(seed) % 8);
-    char spec[1024];
-    size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
-    for (int v = 0; v < n; v++) {
-        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(seed) % 4);
-        for (int w = 0; w < v; w++)
-            if (rng(seed) % edge_odds == 0)
-                u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
-    }
-    return tu_training(spec);
-}
-
 static void test_greedy_random(void **state TU_UNUSED)
 {
     uint32_t seed = 12345;
     for (int iter = 0; iter < 200; iter++) {
-        Graph *g = random_training(&seed, 3);
+        Graph *g = tu_random_training(&seed, 3);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
         Plan p;
         assert_int_equal(tu_solve(g, "greedy", PLAN_NO_BUDGET, &p, NULL), ERR_OK);
@@ -252,7 +230,7 @@ static void test_greedy_ranked_random(void **state TU_UNUSED)
     Err e;
     int compared = 0;
     for (int iter = 0; iter < 150; iter++) {
-        Graph *g = random_training(&seed, 3);
+        Graph *g = tu_random_training(&seed, 3);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
         unsigned char *rank = xcalloc((size_t)g->n, 1), *none = xcalloc((size_t)g->n, 1);
         unsigned char *all = xcalloc((size_t)g->n, 1);
@@ -306,7 +284,7 @@ static void test_chen_random(void **state TU_UNUSED)
     uint32_t seed = 777;
     int planned = 0, refused = 0;
     for (int iter = 0; iter < 200; iter++) {
-        Graph *g = random_training(&seed, 2);
+        Graph *g = tu_random_training(&seed, 2);
         int64_t base = noremat_peak(g), lo = graph_min_peak(g, NULL);
         Err e;
         Solver *s = tu_solver_new(g, "chen", NULL, &e);

@@ -22,27 +22,6 @@ static void test_dtr_cheapest_rerun(void **state TU_UNUSED)
     tu_end(g, NULL, &p, &q, NULL);
 }
 
-static uint32_t rng(uint32_t *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return *s >> 16;
-}
-
-/* A random training graph of 1-8 forward nodes on input x. */
-static Graph *random_training(uint32_t *seed)
-{
-    int n = 1 + (int)(rng(seed) % 8);
-    char spec[1024];
-    size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
-    for (int v = 0; v < n; v++) {
-        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + rng(seed) % 4);
-        for (int w = 0; w < v; w++)
-            if (rng(seed) % 3 == 0)
-                u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
-    }
-    return tu_training(spec);
-}
-
 /* On random small training graphs at every budget from the lowest peak
  * up: every plan re-checked by the independent checker, within the budget
  * exactly when the status says so; at the baseline's peak (or with no
@@ -55,7 +34,7 @@ static void test_dtr_random(void **state TU_UNUSED)
     const char *fwd[] = {"walks=forward", NULL};
     int rescued = 0, cells = 0;
     for (int iter = 0; iter < 200; iter++) {
-        Graph *g = random_training(&seed);
+        Graph *g = tu_random_training(&seed, 3);
         int64_t base = tu_baseline_peak(g), lo = graph_min_peak(g, NULL);
         int running = graph_running_nodes(g);
         Plan p, f;

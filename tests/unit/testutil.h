@@ -232,6 +232,29 @@ static inline Graph *tu_random_chain_training(unsigned *seed, int nf, int ws)
     return tu_make_training(f);
 }
 
+/* The next draw of a linear congruential seed. */
+static inline uint32_t tu_rng(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* A training graph of 1 to 8 forward nodes of sizes 1..4 that all read x,
+ * each reading every earlier one with probability 1/edge_odds. */
+static inline Graph *tu_random_training(uint32_t *seed, uint32_t edge_odds)
+{
+    int n = 1 + (int)(tu_rng(seed) % 8);
+    char spec[1024];
+    size_t u = (size_t)snprintf(spec, sizeof spec, "!x");
+    for (int v = 0; v < n; v++) {
+        u += (size_t)snprintf(spec + u, sizeof spec - u, "; f%d=%u:x", v, 1 + tu_rng(seed) % 4);
+        for (int w = 0; w < v; w++)
+            if (tu_rng(seed) % edge_odds == 0)
+                u += (size_t)snprintf(spec + u, sizeof spec - u, ",f%d", w);
+    }
+    return tu_training(spec);
+}
+
 /* Graph loaded from a file (any format graph_load reads); fails the test
  * naming the file on error. */
 static inline Graph *tu_load(const char *path)
