@@ -28,7 +28,8 @@
 
 #include "solvers/greedy.h"
 #include "src/base/xalloc.h"
-#include "src/plan/sim.h"
+#include "src/plan/cands.h"
+#include "src/plan/plan.h"
 #include "src/plan/solver.h"
 
 static const SolverParam params[] = {
@@ -37,18 +38,6 @@ static const SolverParam params[] = {
                  "the better plan kept"),
     OPT_P_END,
 };
-
-/* a is better than b (b->T == 0: none yet): within the budget and
- * cheaper, else the lower peak */
-static int better(const Plan *a, const Plan *b, int64_t budget)
-{
-    if (b->T == 0)
-        return 1;
-    int ain = a->peak <= budget, bin = b->peak <= budget;
-    if (ain != bin)
-        return ain;
-    return ain ? a->cost < b->cost : a->peak < b->peak;
-}
 
 static int dtr_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
@@ -69,17 +58,13 @@ static int dtr_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
         int r = greedy_ranked(g, budget, rank, GREEDY_CHEAPEST_RERUN, &try, p, e);
         if (r == ERR_LIMIT && w > 0)
             continue;       /* reruns that kept dropping each other: the first walk stands */
-        Sim sim;
         if (r == ERR_OK)
-            r = sim_run(g, try.steps, try.T, &sim, e);
+            r = plan_evaluate_with(&try, g, 0, 0, NULL, e);
         if (r != ERR_OK) {
             rc = r;
             break;
         }
-        try.peak = sim.peak;
-        try.cost = sim.cost;
-        sim_done(&sim);
-        if (better(&try, &best, budget))
+        if (best.T == 0 || cands_better(budget, try.peak, try.cost, best.peak, best.cost))
             plan_copy(&best, &try);
         if (budget == PLAN_NO_BUDGET || best.peak <= budget)
             break;      /* nothing dropped, or the forward values were enough */
