@@ -65,6 +65,17 @@ void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double
  * gives the bound, or -1 when it is the outputs'. O(E log E). */
 int64_t bound_min_peak(const Graph *g, int *node);
 
+/* A lower bound on the cost of every valid schedule whose peak is within
+ * budget, in any order (solvers/bound_any.c says how): the cost of the
+ * nodes some output needs, plus what must run again after the first run
+ * of some node X, as a minimum cut. *node (may be NULL) gets that X (-1:
+ * nothing must run again, *lb is the needed nodes' cost). The search
+ * tries the most promising X first and stops after `seconds` (a few
+ * always); whatever it found by then is a bound. Not cached. ERR_OK with
+ * *lb; ERR_OVER_BUDGET when some node cannot run within the budget at
+ * all (message names it); ERR_CANCELLED. */
+int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, int *node, Err *e);
+
 /* Empty the cache (tests). */
 void bound_cache_clear(void);
 
