@@ -47,15 +47,23 @@ static void print_structure(const Overlay *ov, const Graph *g, const SolverClass
     }
 }
 
-/* --bound: the lower bound (src/plan/bound.h) for the budget over the
- * graph's order, and over that order and the plan's own, with the plan's
- * gap to each. */
+/* --bound: the lower bounds (src/plan/bound.h) for the budget over the
+ * graph's order, over that order and the plan's own, and over every
+ * order, with the plan's gap to each. */
 static void print_bound(const Graph *g, int64_t budget, const Plan *p)
 {
-    double gb = -1, lb = -1;
+    double gb = -1, lb = -1, ab = -1;
     Err e;
     err_clear(&e);
     char c[48];
+    if (bound_any_cost(g, budget, BOUND_SECONDS, NULL, &ab, NULL, &e) == ERR_OK) {
+        cli_fmt_cost(ab, c, sizeof c);
+        fprintf(stderr, "bound: no schedule in any order costs less than %s; this plan is %+.2f%% above it\n", c,
+                ab > 0 ? 100 * (p->cost / ab - 1) : 0.0);
+    } else {
+        fprintf(stderr, "bound: none over every order (%s)\n", e.msg);
+    }
+    err_clear(&e);
     if (bound_cover(g, NULL, 0, budget, BOUND_SECONDS, NULL, &gb, &e) == ERR_OK) {
         cli_fmt_cost(gb, c, sizeof c);
         fprintf(stderr, "bound: no plan in the graph's order costs less than %s; this plan is %+.2f%% above it%s\n",

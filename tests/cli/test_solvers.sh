@@ -60,11 +60,13 @@ expect_rc 3 "join auto below its lowest peak"
 expect_err "smallest peak found 10 B \\(Theorem 3.3: the join needs at least 7 slots; the lowest peak came from a heterogeneous" "join auto minimum named"
 # the exact MILP says what it proved, --bound prints the cover bound
 # (on Figure 1 at 3: 6, the optimum: while D runs, A waits for E, so A is
-# held or run again), and the portfolio names the member whose plan won
+# held or run again) and the bound over every order (6 too: no order
+# escapes that), and the portfolio names the member whose plan won
 run $REMAT solve samples/kumar_fig1.json --solver checkmate --budget 3 --bound -o "$T/cm.json"
 expect_rc 0 "checkmate on Figure 1"
 expect_err "checkmate: optimal among plans whose first runs follow the orders it solved \\(proven by the solver\\)" "checkmate says optimal, and among what"
 expect_err "bound: no plan in the graph's order costs less than 6; this plan is \\+0.00% above it" "cover bound and gap"
+expect_err "bound: no schedule in any order costs less than 6; this plan is \\+0.00% above it" "bound over every order and gap"
 grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || fail "plan JSON lacks the optimality record: $(cat "$T/cm.json")"
 # a plan in another order gets the bound over both orders as well
 run $REMAT solve samples/transformer_small.json --solver fastsa --budget 70% --bound -O iters=20000 -O restarts=0 -O seeds=none -o /dev/null
@@ -72,6 +74,7 @@ expect_rc 0 "fastsa on transformer_small"
 # (the cascade rows lift the cover's 1051459585 to this LP value)
 expect_err "bound: no plan in the graph's order costs less than 1.054206e\\+09; this plan is \\+[0-9.]+% above it" "cover bound on the graph's order"
 expect_err "bound: over the graph's order and this plan's, 1.054206e\\+09; this plan is \\+[0-9.]+% above it" "cover bound over both orders"
+expect_err "bound: no schedule in any order costs less than 1054205396; this plan is \\+[0-9.]+% above it" "bound over every order"
 run $REMAT solve samples/kumar_fig1.json --budget 3 -o "$T/auto.json"
 expect_rc 0 "auto is the default solver"
 expect_err "^auto \\([a-z-]+'s plan\\): peak 3 " "auto names the winning member"
