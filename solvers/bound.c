@@ -4,6 +4,7 @@
  * solve the same cover twice. */
 #include "src/plan/bound.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,12 +67,15 @@ static uint64_t graph_print(const Graph *g)
     return h;
 }
 
+/* The cache's key for the bound over every order (bound_any_cost). */
+#define ANY_ORDER UINT64_MAX
+
 static uint64_t order_print(const int *ord, int n)
 {
     uint64_t h = mix(7, (uint64_t)n);
     for (int i = 0; i < n; i++)
         h = mix(h, (uint64_t)ord[i]);
-    return h ? h : 1;
+    return h && h != ANY_ORDER ? h : 1;
 }
 
 static BoundEntry *find(uint64_t gp, uint64_t op, int64_t budget)
@@ -199,11 +203,28 @@ int bound_same_order(const Graph *g, const int *steps, int T)
     return same;
 }
 
-int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
-                double *lb, Err *e)
+/* The bound over every order, cached (partial: not every X was tried in
+ * the time it had, so more time may raise it). */
+static int any_bound(const Graph *g, uint64_t gp, int64_t budget, double seconds, Progress *p, double *lb)
+{
+    int rc, whole;
+    Err e;
+    err_clear(&e);
+    if (lookup(gp, ANY_ORDER, budget, seconds, lb, &rc, NULL, &e))
+        return rc;
+    if (seconds <= 0)
+        return ERR_LIMIT;
+    rc = bound_any_cost(g, budget, seconds, p, lb, NULL, &whole, &e);
+    store(gp, ANY_ORDER, budget, seconds, !whole, rc, *lb, &e);
+    return rc;
+}
+
+/* The cover bound over the order(s), before the bound over every order
+ * is folded in. */
+static int orders_bound(const Graph *g, uint64_t gp, const int *steps, int T, int64_t budget, double seconds,
+                        Progress *p, double *lb, Err *e)
 {
     *lb = -1;
-    uint64_t gp = graph_print(g);
     double gb = -1, t0 = clock_now();
     Err ge;
     err_clear(&ge);
@@ -236,6 +257,30 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     rc = cover_bound_plan(g, steps, T, budget, grc == ERR_OK ? gb : -1, left, p, lb, &whole, e);
     if (op)
         store(gp, op, budget, left, !(whole && (gwhole || grc != ERR_OK)), rc, *lb, e);
+    return rc;
+}
+
+/* The bound over every order holds for every plan, so the orders' bound
+ * is at least it; where the cover found none in time, it stands alone.
+ * It gets what the orders leave of `seconds` (on bench_paper's graphs at
+ * 25 % it is the stronger one at vit_b_16, +22.49 % against +22.39 %). */
+int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double seconds, Progress *p,
+                double *lb, Err *e)
+{
+    uint64_t gp = graph_print(g);
+    double t0 = clock_now();
+    int rc = orders_bound(g, gp, steps, T, budget, seconds, p, lb, e);
+    if (rc != ERR_OK && rc != ERR_LIMIT)
+        return rc;
+    /* asked for any time at all, its first X always (a few hundredths of
+     * a second on the samples, 0.4 s on 8K nodes): the rest, what is left */
+    double ab, left = seconds - (clock_now() - t0);
+    if (any_bound(g, gp, budget, seconds > 0 ? fmax(left, 1e-3) : 0, p, &ab) == ERR_OK && ab > *lb) {
+        *lb = ab;
+        if (rc != ERR_OK && e)
+            err_clear(e);
+        rc = ERR_OK;
+    }
     return rc;
 }
 

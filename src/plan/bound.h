@@ -4,8 +4,10 @@
  * per (graph, order, budget).
  *
  * The bound is the cover bound of solvers/checkmate/cover.c (no plan whose
- * first runs follow the order costs less); it is defined in solvers/bound.c
- * and src/ sees it only through this header, as it sees the solver table.
+ * first runs follow the order costs less), raised where it can be by the
+ * bound over every order (solvers/bound_any.c); both are defined under
+ * solvers/ and src/ sees them only through this header, as it sees the
+ * solver table.
  * Thread-safe: the cache has its own lock, and a solve runs outside it.
  */
 #ifndef REMAT_BOUND_H
@@ -25,7 +27,9 @@
 /* The cover bound at budget over plans whose first runs follow the
  * graph's order (steps NULL), or over the graph's order and the order of
  * steps[0..T) (the smaller of the two: it holds for that plan and for the
- * graph's order). Served from the cache when an answer computed with at
+ * graph's order); raised to the bound over every order (bound_any_cost)
+ * where that is higher, which also stands alone where the cover gives
+ * none in time. Served from the cache when an answer computed with at
  * least `seconds` is there; seconds 0 only looks. ERR_OK with *lb;
  * ERR_OVER_BUDGET when no plan in the order(s) fits (message names the
  * node); ERR_LIMIT when nothing came in time, or (seconds 0) nothing is
@@ -70,11 +74,14 @@ int64_t bound_min_peak(const Graph *g, int *node);
  * nodes some output needs, plus what must run again after the first run
  * of some node X, as a minimum cut. *node (may be NULL) gets that X (-1:
  * nothing must run again, *lb is the needed nodes' cost). The search
- * tries the most promising X first and stops after `seconds` (a few
- * always); whatever it found by then is a bound. Not cached. ERR_OK with
- * *lb; ERR_OVER_BUDGET when some node cannot run within the budget at
- * all (message names it); ERR_CANCELLED. */
-int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, int *node, Err *e);
+ * tries the most promising X first and stops after `seconds` (the first X
+ * always); whatever it found by then is a bound, and *whole (may be NULL)
+ * says whether every X was tried. Not cached (bound_cover folds it in,
+ * cached). ERR_OK with *lb; ERR_OVER_BUDGET when some node cannot run
+ * within the budget at all (message names it); ERR_LIMIT past 20,000
+ * running nodes (the ranking of the X is quadratic); ERR_CANCELLED. */
+int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, int *node, int *whole,
+                   Err *e);
 
 /* Empty the cache (tests). */
 void bound_cache_clear(void);

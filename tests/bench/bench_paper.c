@@ -124,7 +124,7 @@ static void solve_cell(const Graph *g, int64_t bp, double bc, int pct, const cha
         if (c->met && bound_cover(g, pl.steps, pl.T, budget, GAP_SECONDS, NULL, &more, &e) == ERR_OK && more > lb)
             lb = more;
         /* the bound over every order holds for this plan too */
-        if (c->met && bound_any_cost(g, budget, ANY_SECONDS, NULL, &more, NULL, &e) == ERR_OK) {
+        if (c->met && bound_any_cost(g, budget, ANY_SECONDS, NULL, &more, NULL, NULL, &e) == ERR_OK) {
             c->any = more / bc - 1;
             lb = more > lb ? more : lb;
         }
@@ -186,7 +186,7 @@ static void mean_print(const char *what, const Mean *m, const char *paper)
     char any[48] = "-";
     /* the bounds' mean says what no plan can beat only where every cell has one */
     if (m->nany == m->n)
-        snprintf(any, sizeof any, "%+.1f %%", 100 * (exp(m->lany / m->nany) - 1));
+        snprintf(any, sizeof any, "%+.2f %%", 100 * (exp(m->lany / m->nany) - 1));
     printf("| %s | %d/%d | %.1f %% | %.1f %% | %+.1f %% | %s | %.1f | %.1f | %s |\n", what, m->met, m->n,
            100 * (1 - exp(m->lmem / m->n)), 100 * exp(m->lred / m->n), 100 * (exp(m->lcost / m->n) - 1), any,
            exp(m->lsecs / m->n), m->maxsecs, paper);
@@ -239,7 +239,7 @@ static void bounds_table(const Model *ms, int nm, const char *cache, int k, cons
                 err_clear(&e);
                 int64_t b = bp * pcts[j] / 100;
                 int rc = w == 0 ? bound_cover(g, NULL, 0, b, GAP_SECONDS, NULL, &lb, &e)
-                                : bound_any_cost(g, b, ANY_SECONDS, NULL, &lb, NULL, &e);
+                                : bound_any_cost(g, b, ANY_SECONDS, NULL, &lb, NULL, NULL, &e);
                 if (rc == ERR_OK && lb > 0) {
                     printf(" | +%.2f %% | %.1f", 100 * (lb / bc - 1), clock_now() - t0);
                     logs[w][j] += log(lb / bc);

@@ -21,11 +21,11 @@ static void test_hand_counted(void **state TU_UNUSED)
     int node;
     Err e;
     err_clear(&e);
-    assert_int_equal(bound_any_cost(g, 5, 10, NULL, &lb, &node, &e), ERR_OK);
+    assert_int_equal(bound_any_cost(g, 5, 10, NULL, &lb, &node, NULL, &e), ERR_OK);
     assert_true(fabs(lb - 5) < 1e-6);
     assert_string_equal(g->nodes[node].id, "c");
     assert_true(fabs(brute_optimum(g, 5, NULL, NULL) - 5) < 1e-9);
-    assert_int_equal(bound_any_cost(g, 6, 10, NULL, &lb, &node, &e), ERR_OK);
+    assert_int_equal(bound_any_cost(g, 6, 10, NULL, &lb, &node, NULL, &e), ERR_OK);
     assert_true(fabs(lb - 4) < 1e-6);
     assert_int_equal(node, -1);
     assert_true(fabs(brute_optimum(g, 6, NULL, NULL) - 4) < 1e-9);
@@ -48,10 +48,10 @@ static void test_costs_count(void **state TU_UNUSED)
     double lb;
     Err e;
     err_clear(&e);
-    assert_int_equal(bound_any_cost(g, 5, 10, NULL, &lb, NULL, &e), ERR_OK);
+    assert_int_equal(bound_any_cost(g, 5, 10, NULL, &lb, NULL, NULL, &e), ERR_OK);
     assert_true(fabs(lb - 7) < 1e-6);
     assert_true(fabs(brute_optimum(g, 5, NULL, NULL) - 9) < 1e-9);
-    assert_int_equal(bound_any_cost(g, 6, 10, NULL, &lb, NULL, &e), ERR_OK);
+    assert_int_equal(bound_any_cost(g, 6, 10, NULL, &lb, NULL, NULL, &e), ERR_OK);
     assert_true(fabs(lb - 6) < 1e-6);
     graph_free(g);
 }
@@ -63,7 +63,7 @@ static void test_over_budget(void **state TU_UNUSED)
     double lb;
     Err e;
     err_clear(&e);
-    assert_int_equal(bound_any_cost(g, 4, 10, NULL, &lb, NULL, &e), ERR_OVER_BUDGET);
+    assert_int_equal(bound_any_cost(g, 4, 10, NULL, &lb, NULL, NULL, &e), ERR_OVER_BUDGET);
     assert_non_null(strstr(e.msg, "'b'"));
     graph_free(g);
 }
@@ -77,7 +77,7 @@ static void test_cancelled(void **state TU_UNUSED)
     double lb;
     Err e;
     err_clear(&e);
-    assert_int_equal(bound_any_cost(g, 5, 10, &p, &lb, NULL, &e), ERR_CANCELLED);
+    assert_int_equal(bound_any_cost(g, 5, 10, &p, &lb, NULL, NULL, &e), ERR_CANCELLED);
     graph_free(g);
 }
 
@@ -102,7 +102,7 @@ static void test_random_is_a_bound(void **state TU_UNUSED)
             double opt = brute_optimum(g, b, NULL, NULL), lb;
             Err e;
             err_clear(&e);
-            int rc = bound_any_cost(g, b, 10, NULL, &lb, NULL, &e);
+            int rc = bound_any_cost(g, b, 10, NULL, &lb, NULL, NULL, &e);
             if (opt < 0)
                 continue;   /* nothing fits: any answer is a bound */
             assert_int_equal(rc, ERR_OK);
@@ -120,5 +120,32 @@ static void test_random_is_a_bound(void **state TU_UNUSED)
     assert_true(exact >= 2);
 }
 
+/* bound_cover (auto's answers, the compare view, solve --bound) folds it
+ * in: on lstm64 at 60 % of its peak, FLOP costs, the graph order's cover
+ * bound (6.4585e9 with 30 s) lies below it (6.8372e9); with any time at
+ * all, bound_cover tries at least the first X, whose bound (time 0 here)
+ * is the whole search's on this graph. */
+static void test_cover_folds_it_in(void **state TU_UNUSED)
+{
+    Graph *g = tu_load("samples/models/lstm64.json");
+    int64_t peak;
+    double base, any, lb;
+    sim_baseline(g, &peak, &base);
+    int64_t b = peak * 60 / 100;
+    Err e;
+    err_clear(&e);
+    bound_cache_clear();
+    assert_int_equal(bound_any_cost(g, b, 0, NULL, &any, NULL, NULL, &e), ERR_OK);
+    assert_true(any > base * 1.05);
+    assert_int_equal(bound_cover(g, NULL, 0, b, 1, NULL, &lb, &e), ERR_OK);
+    assert_true(lb >= any * (1 - 1e-12));
+    /* and it is cached: asked again for no time, the same */
+    double again;
+    assert_int_equal(bound_cover(g, NULL, 0, b, 0, NULL, &again, &e), ERR_OK);
+    assert_true(again >= any * (1 - 1e-12));
+    bound_cache_clear();
+    graph_free(g);
+}
+
 TU_MAIN(TU_TEST(test_hand_counted) TU_TEST(test_costs_count) TU_TEST(test_over_budget) TU_TEST(test_cancelled)
-            TU_TEST(test_random_is_a_bound))
+            TU_TEST(test_random_is_a_bound) TU_TEST(test_cover_folds_it_in))
