@@ -151,7 +151,22 @@ void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double
 int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e)
 {
     *lb = -1;
-    return lookup(graph_print(g), 0, budget, seconds, lb, rc, NULL, e);
+    uint64_t gp = graph_print(g);
+    int hit = lookup(gp, 0, budget, seconds, lb, rc, NULL, e), arc;
+    double ab;
+    Err ae;
+    /* raised to the bound over every order, as bound_cover's answer was */
+    if (hit && *rc == ERR_OK && lookup(gp, ANY_ORDER, budget, 0, &ab, &arc, NULL, &ae) && arc == ERR_OK && ab > *lb)
+        *lb = ab;
+    return hit;
+}
+
+int bound_any_known(const Graph *g, int64_t budget, double *lb)
+{
+    int rc;
+    Err e;
+    *lb = -1;
+    return lookup(graph_print(g), ANY_ORDER, budget, 0, lb, &rc, NULL, &e) && rc == ERR_OK;
 }
 
 void bound_cache_clear(void)

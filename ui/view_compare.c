@@ -8,7 +8,8 @@
  * solver's row is the status line's plan, a swept budget is instant on
  * the slider, and a solver picked after comparing needs no new solve. The
  * gap column measures each cost against the lower bound over the graph's
- * order at the budget (src/plan/bound.h). */
+ * order at the budget, raised to the bound over every order where that is
+ * higher (src/plan/bound.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static double bound_cost(Session *s)
     int rc;
     double lb;
     Err e;
-    if (session_bound(s, s->budget, &rc, &lb, &e))
+    if (session_bound(s, s->budget, &rc, &lb, NULL, &e))
         return rc == ERR_OK && lb > 0 ? lb : -1;
     return 0;
 }
@@ -210,10 +211,13 @@ static void draw_bound(Tui *t, int row, int w)
     err_clear(&e);
     char line[400];
     SessionWant want = {WANT_BOUND, NULL, s->budget};
-    if (session_bound(s, s->budget, &rc, &lb, &e) && rc == ERR_OK)
-        snprintf(line, sizeof line, "gap: cost over the lower bound %.6g (no plan in the graph's order costs less; "
-                 "other orders can)", lb);
-    else if (session_bound(s, s->budget, &rc, &lb, &e))
+    int every;
+    if (session_bound(s, s->budget, &rc, &lb, &every, &e) && rc == ERR_OK)
+        snprintf(line, sizeof line, every ? "gap: cost over the lower bound %.6g (no schedule in any order costs less)"
+                                          : "gap: cost over the lower bound %.6g (no plan in the graph's order costs "
+                                            "less; other orders can)",
+                 lb);
+    else if (session_bound(s, s->budget, &rc, &lb, NULL, &e))
         snprintf(line, sizeof line, "no bound for the gap column: %.300s", e.msg);
     else if (session_computing(s, &want))
         snprintf(line, sizeof line, "%c computing the lower bound for the gap column...", tui_spinner(t));

@@ -45,8 +45,13 @@ int bound_same_order(const Graph *g, const int *steps, int T);
 /* The graph order's bound at budget when the cache has one good for
  * `seconds` (0: any, also one solved without the cascade rows, which
  * bound_cover with a second or more solves again): 1 with *rc
- * (bound_cover's status), *lb and e; 0 otherwise. */
+ * (bound_cover's status), *lb (raised, as bound_cover's, to a cached
+ * bound over every order) and e; 0 otherwise. */
 int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e);
+
+/* The bound over every order at budget when the cache has one (bound_cover
+ * leaves it there): 1 with *lb, else 0. */
+int bound_any_known(const Graph *g, int64_t budget, double *lb);
 
 /* Remember the graph order's bound at budget found another way (the
  * cover's plan comes with it), as if solved with `seconds`. */

@@ -247,9 +247,13 @@ static void store_fit(Session *s, const SolverClass *cls, const char *key, int64
     f->stamp = ++s->stamp;
 }
 
-int session_bound(Session *s, int64_t budget, int *rc, double *lb, Err *e)
+int session_bound(Session *s, int64_t budget, int *rc, double *lb, int *every, Err *e)
 {
-    return bound_cover_known(s->g, budget, 0, rc, lb, e);
+    int known = bound_cover_known(s->g, budget, 0, rc, lb, e);
+    double ab;
+    if (every)
+        *every = known && *rc == ERR_OK && bound_any_known(s->g, budget, &ab) && ab >= *lb * (1 - 1e-12);
+    return known;
 }
 
 /* ---- showing an answer ------------------------------------------------------ */

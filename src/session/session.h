@@ -198,10 +198,12 @@ const SessionFit *session_fit(Session *s, const SolverClass *cls, int64_t memory
 /* Why cls refused the graph with its effective options, when an answer
  * at some budget said so (a refusal, not "over budget"); else NULL. */
 const char *session_refusal(Session *s, const SolverClass *cls);
-/* The lower bound at budget over the graph's order (src/plan/bound.h): 1
- * with *rc, *lb and e when known (asked through session_background), 0
- * when not yet. */
-int session_bound(Session *s, int64_t budget, int *rc, double *lb, Err *e);
+/* The lower bound at budget over the graph's order (src/plan/bound.h),
+ * raised to the bound over every order where that is higher: 1 with *rc,
+ * *lb and e when known (asked through session_background), 0 when not
+ * yet; *every (may be NULL): 1 when *lb holds over every order (no
+ * schedule at all costs less). */
+int session_bound(Session *s, int64_t budget, int *rc, double *lb, int *every, Err *e);
 
 /* Put a finished plan for cls at budget (with cls's effective options)
  * into the cache as a final answer (plan copied and simulated here; may be

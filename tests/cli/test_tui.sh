@@ -142,6 +142,8 @@ check 'chen +(peak|refused)' "compare: chen row"
 # the gap column: each cost over the lower bound, the one solve --bound prints
 lb=$("$REMAT" solve samples/chain32.json -s greedy -b 26 --bound -o /dev/null 2>&1 | sed -n "s/.*graph's order costs less than \([0-9.e+]*\);.*/\1/p")
 check "gap: cost over the lower bound $(printf '%.6g' "$lb") " "compare: the bound of the gap column ($lb)"
+# (on chain32 at 26 the bound over every order is that bound too: the line says so)
+check "gap: cost over the lower bound $(printf '%.6g' "$lb") \\(no schedule in any order costs less\\)" "compare: the bound holds over every order"
 check 'greedy +peak +2[0-9] B +cost +\+[0-9.]+% +[0-9.]+s +gap +\+[0-9.]+%' "compare: greedy's gap to the bound"
 check 'noremat +peak +35 B .* gap +- +OVER budget' "compare: no gap for a plan over the budget"
 # the fit waits behind every solver's row (some take their 3 s limit; a
