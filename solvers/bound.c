@@ -161,13 +161,6 @@ int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, d
     return hit;
 }
 
-int bound_any_known(const Graph *g, int64_t budget, double *lb)
-{
-    int rc;
-    Err e;
-    *lb = -1;
-    return lookup(graph_print(g), ANY_ORDER, budget, 0, lb, &rc, NULL, &e) && rc == ERR_OK;
-}
 
 void bound_cache_clear(void)
 {
@@ -220,18 +213,22 @@ int bound_same_order(const Graph *g, const int *steps, int T)
 
 /* The bound over every order, cached (partial: not every X was tried in
  * the time it had, so more time may raise it). */
-static int any_bound(const Graph *g, uint64_t gp, int64_t budget, double seconds, Progress *p, double *lb)
+static int any_bound(const Graph *g, uint64_t gp, int64_t budget, double seconds, Progress *p, double *lb, Err *e)
 {
     int rc, whole;
-    Err e;
-    err_clear(&e);
-    if (lookup(gp, ANY_ORDER, budget, seconds, lb, &rc, NULL, &e))
+    *lb = -1;
+    if (lookup(gp, ANY_ORDER, budget, seconds, lb, &rc, NULL, e))
         return rc;
     if (seconds <= 0)
-        return ERR_LIMIT;
-    rc = bound_any_cost(g, budget, seconds, p, lb, NULL, &whole, &e);
-    store(gp, ANY_ORDER, budget, seconds, !whole, rc, *lb, &e);
+        return err_set(e, ERR_LIMIT, "bound: not computed yet");
+    rc = bound_any_cost(g, budget, seconds, p, lb, NULL, &whole, e);
+    store(gp, ANY_ORDER, budget, seconds, !whole, rc, *lb, e);
     return rc;
+}
+
+int bound_any(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, Err *e)
+{
+    return any_bound(g, graph_print(g), budget, seconds, p, lb, e);
 }
 
 /* The cover bound over the order(s), before the bound over every order
@@ -290,7 +287,9 @@ int bound_cover(const Graph *g, const int *steps, int T, int64_t budget, double 
     /* asked for any time at all, its first X always (a few hundredths of
      * a second on the samples, 0.4 s on 8K nodes): the rest, what is left */
     double ab, left = seconds - (clock_now() - t0);
-    if (any_bound(g, gp, budget, seconds > 0 ? fmax(left, 1e-3) : 0, p, &ab) == ERR_OK && ab > *lb) {
+    Err ae;
+    err_clear(&ae);
+    if (any_bound(g, gp, budget, seconds > 0 ? fmax(left, 1e-3) : 0, p, &ab, &ae) == ERR_OK && ab > *lb) {
         *lb = ab;
         if (rc != ERR_OK && e)
             err_clear(e);

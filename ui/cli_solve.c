@@ -164,7 +164,14 @@ int cmd_solve(Args *a)
                 service_tightest_say(budget, lo, p->baseline_peak, say, sizeof say);
                 fprintf(stderr, "%s: %s\n", cls->name, say);
             }
-            if (p->bound >= 0 && p->optimal) {
+            double ab;
+            int64_t at = budget == PLAN_NO_BUDGET ? p->baseline_peak : budget;
+            if (p->bound >= 0 && p->optimal && bound_any(g, at, 0, NULL, &ab, NULL) == ERR_OK &&
+                ab >= p->bound * (1 - 1e-12)) {
+                /* its bound is the one over every order (cached by the solve) */
+                fprintf(stderr, "%s: optimal: no schedule in any order costs less (proven by the bound over every order)\n",
+                        cls->name);
+            } else if (p->bound >= 0 && p->optimal) {
                 fprintf(stderr, "%s: optimal%s%s (proven by the solver)\n", cls->name,
                         cls->optimal_among ? " " : "", cls->optimal_among ? cls->optimal_among : "");
             } else if (p->bound >= 0) {

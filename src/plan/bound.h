@@ -49,9 +49,11 @@ int bound_same_order(const Graph *g, const int *steps, int T);
  * bound over every order) and e; 0 otherwise. */
 int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e);
 
-/* The bound over every order at budget when the cache has one (bound_cover
- * leaves it there): 1 with *lb, else 0. */
-int bound_any_known(const Graph *g, int64_t budget, double *lb);
+/* bound_any_cost behind the cache (bound_cover leaves its own there):
+ * served from it when an answer computed with at least `seconds` is
+ * there (or one that tried every X); seconds 0 only looks (ERR_LIMIT when
+ * nothing is cached). The same statuses. */
+int bound_any(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, Err *e);
 
 /* Remember the graph order's bound at budget found another way (the
  * cover's plan comes with it), as if solved with `seconds`. */

@@ -252,7 +252,8 @@ int session_bound(Session *s, int64_t budget, int *rc, double *lb, int *every, E
     int known = bound_cover_known(s->g, budget, 0, rc, lb, e);
     double ab;
     if (every)
-        *every = known && *rc == ERR_OK && bound_any_known(s->g, budget, &ab) && ab >= *lb * (1 - 1e-12);
+        *every = known && *rc == ERR_OK && bound_any(s->g, budget, 0, NULL, &ab, NULL) == ERR_OK &&
+                 ab >= *lb * (1 - 1e-12);
     return known;
 }
 
