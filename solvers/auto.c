@@ -626,15 +626,15 @@ static int pool_meets(const Solver *s, int64_t budget, double bound)
            s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9);
 }
 
-/* Seconds a solve gives the bound over every order before FastSA (its
- * first X: milliseconds on the samples, 0.06 s on lstm64's 2.3K nodes),
- * on graphs the cover runs on first. */
+/* Seconds a solve gives the bound over every order before FastSA, on
+ * graphs the cover runs on first (at most 2,000 nodes: its first X takes
+ * milliseconds there; 0.06 s on lstm64's 2.3K nodes). */
 #define ANY_SECONDS 0.1
 
 /* Does the pool's pick meet the bound over every order (src/plan/bound.h
  * bound_any; cached, `seconds` 0 only looks), so that no schedule at all
- * is cheaper and the search may end? On chain32 at 26 B greedy's plan
- * does (74), and auto's answer came after FastSA's 1.7 s. */
+ * is cheaper and the search may end? On chain32 at 26 B chen's plan
+ * does (74), and auto's answer had come after FastSA's 1.7 s. */
 static int pool_meets_any(const Solver *s, int64_t budget, double seconds, Progress *p)
 {
     int i = cands_pick(&s->cands, budget);

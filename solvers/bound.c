@@ -161,7 +161,6 @@ int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, d
     return hit;
 }
 
-
 void bound_cache_clear(void)
 {
     pthread_mutex_lock(&mu);

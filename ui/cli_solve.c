@@ -56,7 +56,7 @@ static void print_bound(const Graph *g, int64_t budget, const Plan *p)
     Err e;
     err_clear(&e);
     char c[48];
-    if (bound_any_cost(g, budget, BOUND_SECONDS, NULL, &ab, NULL, NULL, &e) == ERR_OK) {
+    if (bound_any(g, budget, BOUND_SECONDS, NULL, &ab, &e) == ERR_OK) {
         cli_fmt_cost(ab, c, sizeof c);
         fprintf(stderr, "bound: no schedule in any order costs less than %s; this plan is %+.2f%% above it\n", c,
                 ab > 0 ? 100 * (p->cost / ab - 1) : 0.0);
