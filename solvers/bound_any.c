@@ -28,9 +28,11 @@
  * value, not the cut's, is used: a feasible flow never exceeds the least
  * closure, so rounding in the flow errs low.
  *
- * Measured (bench_paper's graphs at 25 %, unit costs): vit_b_16 +22.35 %
- * against +22.39 % for the graph's order alone, opt_6_7b +22.23 / +22.9 %
- * by auto's plan; the X that gives most is early in the backward pass
+ * Measured (bench_paper's graphs at 25 %, unit costs): vit_b_16 +22.49 %
+ * (rounded up to whole reruns) against +22.39 % for the graph's order
+ * alone, opt_6_7b +22.23 % against auto's +22.9 %; over both budgets, the
+ * 45 cells met, +8.95 % (docs/benchmarks.md); the X that gives most is
+ * early in the backward pass
  * (a softmax's or gelu's gradient: the activations still needed then are
  * most of them).
  */
