@@ -148,16 +148,21 @@ void bound_cover_remember(const Graph *g, int64_t budget, double seconds, double
         store(graph_print(g), 0, budget, seconds, 1, ERR_OK, lb, NULL);
 }
 
-int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e)
+int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, int *every, Err *e)
 {
     *lb = -1;
     uint64_t gp = graph_print(g);
-    int hit = lookup(gp, 0, budget, seconds, lb, rc, NULL, e), arc;
+    int hit = lookup(gp, 0, budget, seconds, lb, rc, NULL, e), arc, any = 0;
     double ab;
     Err ae;
     /* raised to the bound over every order, as bound_cover's answer was */
-    if (hit && *rc == ERR_OK && lookup(gp, ANY_ORDER, budget, 0, &ab, &arc, NULL, &ae) && arc == ERR_OK && ab > *lb)
-        *lb = ab;
+    if (hit && *rc == ERR_OK && lookup(gp, ANY_ORDER, budget, 0, &ab, &arc, NULL, &ae) && arc == ERR_OK &&
+        ab >= *lb * (1 - 1e-12)) {
+        *lb = ab > *lb ? ab : *lb;
+        any = 1;
+    }
+    if (every)
+        *every = any;
     return hit;
 }
 

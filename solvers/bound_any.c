@@ -61,13 +61,15 @@ typedef struct {
     /* per X, rebuilt: */
     unsigned char *anc, *desc, *want, *atx;
     int *vid;                   /* ancestor -> its index in the network (-1: none) */
+    int m;                      /* ancestors numbered */
     double cscale, sscale;      /* costs / cscale and bytes / sscale are about 1 */
 } Ctx;
 
 /* Ancestors (anc), needed descendants (desc) of X, the ancestors wanted
  * after tau (want: read by a needed descendant, or an output), those read
- * by X itself (atx); the bytes at tau without H into *base, and those of
- * the wanted ancestors that X does not read into *wanted. */
+ * by X itself (atx), the ancestors' numbering in the network (vid, m);
+ * the bytes at tau without H into *base, and those of the wanted
+ * ancestors that X does not read into *wanted. */
 static void mark(Ctx *c, int X, int64_t *base, double *wanted)
 {
     const Graph *g = c->g;
@@ -110,9 +112,12 @@ static void mark(Ctx *c, int X, int64_t *base, double *wanted)
             if (c->anc[g->in_idx[k]])
                 c->want[g->in_idx[k]] = 1;
     }
-    for (int v = 0; v < g->n; v++)
+    c->m = 0;
+    for (int v = 0; v < g->n; v++) {
         if (c->want[v] && !c->atx[v])
             *wanted += (double)g->nodes[v].size;
+        c->vid[v] = c->anc[v] ? c->m++ : -1;
+    }
 }
 
 /* min over (H, R) of cost(R) + lambda bytes(H), scaled, for the marked X:
@@ -121,11 +126,8 @@ static void mark(Ctx *c, int X, int64_t *base, double *wanted)
 static double closure(Ctx *c, double lambda, double *held)
 {
     const Graph *g = c->g;
-    int m = 0;
-    for (int v = 0; v < g->n; v++)
-        c->vid[v] = c->anc[v] ? m++ : -1;
-    int S = 2 * m, T = 2 * m + 1;
-    MaxFlow *f = maxflow_new(2 * m + 2);
+    int S = 2 * c->m, T = 2 * c->m + 1;
+    MaxFlow *f = maxflow_new(2 * c->m + 2);
     double neg = 0;
     for (int v = 0; v < g->n; v++) {
         int a = c->vid[v];

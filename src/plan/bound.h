@@ -46,8 +46,9 @@ int bound_same_order(const Graph *g, const int *steps, int T);
  * `seconds` (0: any, also one solved without the cascade rows, which
  * bound_cover with a second or more solves again): 1 with *rc
  * (bound_cover's status), *lb (raised, as bound_cover's, to a cached
- * bound over every order) and e; 0 otherwise. */
-int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, Err *e);
+ * bound over every order), e, and *every (may be NULL): 1 when *lb holds
+ * over every order (that cached bound is as high); 0 otherwise. */
+int bound_cover_known(const Graph *g, int64_t budget, double seconds, int *rc, double *lb, int *every, Err *e);
 
 /* bound_any_cost behind the cache (bound_cover leaves its own there):
  * served from it when an answer computed with at least `seconds` is

@@ -249,12 +249,7 @@ static void store_fit(Session *s, const SolverClass *cls, const char *key, int64
 
 int session_bound(Session *s, int64_t budget, int *rc, double *lb, int *every, Err *e)
 {
-    int known = bound_cover_known(s->g, budget, 0, rc, lb, e);
-    double ab;
-    if (every)
-        *every = known && *rc == ERR_OK && bound_any(s->g, budget, 0, NULL, &ab, NULL) == ERR_OK &&
-                 ab >= *lb * (1 - 1e-12);
-    return known;
+    return bound_cover_known(s->g, budget, 0, rc, lb, every, e);
 }
 
 /* ---- showing an answer ------------------------------------------------------ */
@@ -747,7 +742,7 @@ static int answered(Session *s, const SessionWant *w, const char *key)
     Err e;
     /* a bound without the cascade rows (auto's) is shown until the whole
      * one comes */
-    return bound_cover_known(s->g, w->budget, BOUND_SECONDS, &rc, &lb, &e);
+    return bound_cover_known(s->g, w->budget, BOUND_SECONDS, &rc, &lb, NULL, &e);
 }
 
 void session_background(Session *s, const SessionWant *w, int n)

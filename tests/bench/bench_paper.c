@@ -123,8 +123,10 @@ static void solve_cell(const Graph *g, int64_t bp, double bc, int pct, const cha
         double lb = pl.bound, more;
         if (c->met && bound_cover(g, pl.steps, pl.T, budget, GAP_SECONDS, NULL, &more, &e) == ERR_OK && more > lb)
             lb = more;
-        /* the bound over every order holds for this plan too */
-        if (c->met && bound_any_cost(g, budget, ANY_SECONDS, NULL, &more, NULL, NULL, &e) == ERR_OK) {
+        /* the bound over every order holds for this plan too (bound_cover
+         * just left it in the cache: asked for again only where it had
+         * less than ANY_SECONDS and did not try every X) */
+        if (c->met && bound_any(g, budget, ANY_SECONDS, NULL, &more, &e) == ERR_OK) {
             c->any = more / bc - 1;
             lb = more > lb ? more : lb;
         }

@@ -9,6 +9,9 @@
 #include "src/plan/bound.h"
 #include "tests/unit/brute.h"
 
+/* The hand-counted graph of the tests below. */
+#define HAND "a=4; b=1:a; c=1:b; d=0:c,a"
+
 /* a (4 bytes) is read by b and again by d, after c: at c's first run it is
  * held (4 + b + c = 6 bytes) or made again after it. At 5 bytes it must be
  * made again (a, b, c, a, d: cost 5, every step within 5), at 6 it may be
@@ -16,7 +19,7 @@
  * fit: a quarter of its rerun, 4.25); whole costs round it up to 5. */
 static void test_hand_counted(void **state TU_UNUSED)
 {
-    Graph *g = tu_graph("a=4; b=1:a; c=1:b; d=0:c,a");
+    Graph *g = tu_graph(HAND);
     double lb;
     int node;
     Err e;
@@ -59,7 +62,7 @@ static void test_costs_count(void **state TU_UNUSED)
 /* A budget some node cannot run within is refused, naming the node. */
 static void test_over_budget(void **state TU_UNUSED)
 {
-    Graph *g = tu_graph("a=4; b=1:a; c=1:b; d=0:c,a");
+    Graph *g = tu_graph(HAND);
     double lb;
     Err e;
     err_clear(&e);
@@ -70,7 +73,7 @@ static void test_over_budget(void **state TU_UNUSED)
 
 static void test_cancelled(void **state TU_UNUSED)
 {
-    Graph *g = tu_graph("a=4; b=1:a; c=1:b; d=0:c,a");
+    Graph *g = tu_graph(HAND);
     Progress p;
     progress_init(&p);
     p.cancel = 1;
