@@ -320,7 +320,7 @@ int solve_rows(const double *w, int n, int nint, const Rows *R, double seconds, 
         double x = -1;
         if (a.status == ENGINE_OPTIMAL && a.x && nint == n)
             x = exact_cost(w, n, R, a.x);
-        double bp = m ? a.best_possible : a.obj;
+        double bp = a.best_possible;   /* an LP's: its value at CLP's prices */
         *extra = x >= 0 ? x : rows_bound_of(bp, cscale);
         for (int i = 0; pick && a.x && i < nint; i++)
             pick[i] = a.x[i] > 0.5;

@@ -2,9 +2,11 @@
  * (engine.h). */
 #include "solvers/checkmate/engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/xalloc.h"
 #include "src/plan/subproc.h"
 
 /* The child's side: the status, the objective and the best possible
@@ -38,8 +40,8 @@ static int child_solve(void *ctx, int fd)
         int st = Clp_isProvenOptimal(c->lp)             ? ENGINE_OPTIMAL
                  : Clp_isProvenPrimalInfeasible(c->lp) ? ENGINE_INFEASIBLE
                                                        : ENGINE_NOTHING;
-        double obj = Clp_objectiveValue(c->lp);
-        return write_answer(fd, st, obj, obj, Clp_getColSolution(c->lp), c->ncols);
+        double obj = Clp_objectiveValue(c->lp), safe = st == ENGINE_OPTIMAL ? engine_lp_safe_bound(c->lp) : obj;
+        return write_answer(fd, st, obj, safe < obj ? safe : obj, Clp_getColSolution(c->lp), c->ncols);
     }
     Cbc_solve(c->mip);
     int st = Cbc_isProvenOptimal(c->mip)      ? ENGINE_OPTIMAL
@@ -82,4 +84,49 @@ void engine_answer_done(EngineAnswer *a)
     free(a->buf);
     memset(a, 0, sizeof *a);
     a->status = ENGINE_NOTHING;
+}
+
+/* A side of a row or column counts as infinite from CLP's own 1e30 on. */
+#define LP_INF 1e29
+
+double engine_lagrangian(const EngineLp *lp, const double *y0)
+{
+    double *y = xmallocarray((size_t)lp->m + 1, sizeof *y);
+    /* L(y) = sum_r y_r b_r + sum_j min over x_j in its bounds of d_j x_j,
+     * d = c - A'y, b_r the side of row r that y_r's sign presses on */
+    long double L = 0;
+    for (int r = 0; r < lp->m; r++) {
+        double v = y0[r];
+        if ((v > 0 && lp->rlo[r] <= -LP_INF) || (v < 0 && lp->rup[r] >= LP_INF))
+            v = 0;
+        y[r] = v;
+        L += v > 0 ? (long double)v * lp->rlo[r] : v < 0 ? (long double)v * lp->rup[r] : 0;
+    }
+    for (int j = 0; j < lp->n && L > -HUGE_VAL; j++) {
+        long double d = lp->c[j];
+        for (int64_t q = lp->start[j]; q < lp->start[j] + lp->len[j]; q++)
+            d -= (long double)y[lp->idx[q]] * lp->val[q];
+        if (d > 0)
+            L = lp->clo[j] <= -LP_INF ? -HUGE_VAL : L + d * lp->clo[j];
+        else if (d < 0)
+            L = lp->cup[j] >= LP_INF ? -HUGE_VAL : L + d * lp->cup[j];
+    }
+    free(y);
+    return (double)L;
+}
+
+double engine_lp_safe_bound(Clp_Simplex *lp)
+{
+    const double *y = Clp_getRowPrice(lp);
+    int n = Clp_getNumCols(lp);
+    const CoinBigIndex *start = Clp_getVectorStarts(lp);
+    int64_t *st = xmallocarray((size_t)n + 1, sizeof *st);
+    for (int j = 0; j < n; j++)
+        st[j] = start[j];
+    EngineLp v = {Clp_getNumRows(lp), n, Clp_getRowLower(lp), Clp_getRowUpper(lp), Clp_getObjCoefficients(lp),
+                  Clp_getColLower(lp), Clp_getColUpper(lp), st, Clp_getVectorLengths(lp), Clp_getIndices(lp),
+                  Clp_getElements(lp)};
+    double L = y && v.c ? engine_lagrangian(&v, y) : -HUGE_VAL;   /* no model here sets an objective offset */
+    free(st);
+    return L;
 }

@@ -59,7 +59,7 @@ static int solve_lp(const CmModel *M, double t0, double limit, Progress *p, doub
         err_set(e, ERR_LIMIT, "the LP relaxation was not solved within %g s (CLP was stopped)", limit);
     Clp_deleteModel(clp);
     if (rc == ERR_OK && a.heard)
-        *obj = a.obj / M->cscale;
+        *obj = a.best_possible / M->cscale;   /* the LP's value at CLP's prices (engine_lp_safe_bound) */
     if (rc == ERR_OK && a.x && x) {
         *x = xmallocarray((size_t)M->ncols + 1, sizeof **x);
         memcpy(*x, a.x, (size_t)M->ncols * sizeof **x);
