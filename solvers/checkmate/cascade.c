@@ -30,7 +30,6 @@
  * whole model's optimum; each round's optimum is a bound by itself, so
  * the last one finished stands when the time runs out.
  */
-#include <Cbc_C_Interface.h>
 #include <Clp_C_Interface.h>
 #include <math.h>
 #include <stdlib.h>
@@ -259,7 +258,6 @@ typedef struct {
     Broken *cand;           /* ns: the steps broken, by how much */
     double *r;              /* n: greedy_held's scratch */
     double engine_end;      /* clock_now() by which CLP must stop */
-    int want_int;           /* after the rounds, the last model with x whole (cascade_int) */
 } Rounds;
 
 /* Append k empty columns in [0, 1] to lp, costing obj[0..k) (NULL:
@@ -322,66 +320,11 @@ static int choose_broken(Rounds *q, const double *x)
     return nc;
 }
 
-/* The last round's model again with the n positions whole (CBC, in the
- * time left): a choice of values to run again that meets every row the
- * rounds added, where the LP's x is fractional and its rounding at a
- * threshold meets them only in part. Written as a record whose value is
- * -1 (not a bound: CBC's may sit a tolerance above the model's optimum)
- * when CBC has a solution; 0, or 1 when the pipe failed. On resnet50 at
- * 25 % (unit costs) CBC proves its optimum in 0.3 s, the LP's value
- * rounded up (67 over the order's cost against 66.4): the rows' own
- * integrality gap is small, what the LP leaves out is not. */
-static int cascade_int(Clp_Simplex *lp, int n, double end, double rounds_took, int fd)
-{
-    /* at most as long as the rounds took (half a second at least): the
-     * plan's later rounds at other budgets need the rest */
-    double left = fmin(end - clock_now(), fmax(rounds_took, 0.5));
-    if (left <= 0)
-        return 0;
-    int nc = Clp_getNumCols(lp), nr = Clp_getNumRows(lp);
-    const CoinBigIndex *cs = Clp_getVectorStarts(lp);
-    const int *cl = Clp_getVectorLengths(lp), *ci = Clp_getIndices(lp);
-    const double *cv = Clp_getElements(lp);
-    /* CLP's columns may have room between them; CBC takes them packed */
-    CoinBigIndex *start = xmallocarray((size_t)nc + 1, sizeof *start), nnz = 0;
-    for (int j = 0; j < nc; j++)
-        nnz += cl[j];
-    int *idx = xmallocarray((size_t)nnz + 1, sizeof *idx);
-    double *val = xmallocarray((size_t)nnz + 1, sizeof *val);
-    CoinBigIndex k = 0;
-    for (int j = 0; j < nc; j++) {
-        start[j] = k;
-        for (CoinBigIndex a = cs[j]; a < cs[j] + cl[j]; a++, k++) {
-            idx[k] = ci[a];
-            val[k] = cv[a];
-        }
-    }
-    start[nc] = k;
-    Cbc_Model *m = Cbc_newModel();
-    Cbc_loadProblem(m, nc, nr, start, idx, val, Clp_getColLower(lp), Clp_getColUpper(lp),
-                    Clp_getObjCoefficients(lp), Clp_getRowLower(lp), Clp_getRowUpper(lp));
-    free(start);
-    free(idx);
-    free(val);
-    for (int j = 0; j < n; j++)
-        Cbc_setInteger(m, j);
-    Cbc_setLogLevel(m, 0);
-    Cbc_setMaximumSeconds(m, left);
-    Cbc_solve(m);
-    const double *x = Cbc_bestSolution(m);
-    double mark = -1;
-    int fail = x && (subproc_write(fd, &mark, sizeof mark) != 0 ||
-                     subproc_write(fd, x, (size_t)n * sizeof(double)) != 0);
-    Cbc_deleteModel(m);
-    return fail;
-}
-
 /* The child's side: round after round, the value of each LP solved to
  * its optimum and its solution's n position values (n + 1 doubles); 0, or
  * 1 when the pipe failed. */
 static int rounds_child(void *ctx, int fd)
 {
-    double t0 = clock_now();
     Rounds *q = ctx;
     Casc *c = q->c;
     int n = c->n;
@@ -422,19 +365,15 @@ static int rounds_child(void *ctx, int fd)
         if (!fail && !choose_broken(q, Clp_getColSolution(lp)))
             break;      /* every step's rows hold: the whole model's optimum */
     }
-    if (!fail && q->want_int)
-        fail = cascade_int(lp, n, q->engine_end, clock_now() - t0, fd);
     rows_free(&R);
     Clp_deleteModel(lp);
     return fail;
 }
 
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  const unsigned char *hint, double *extra, double *xout, double *xint, int *has_int, Err *e)
+                  const unsigned char *hint, double *extra, double *xout, Err *e)
 {
     *extra = 0;
-    if (has_int)
-        *has_int = 0;
     double t0 = clock_now();
     int *pos = xmallocarray((size_t)g->n + 1, sizeof *pos), *last = xmallocarray((size_t)n + 1, sizeof *last);
     last_readers(g, order, n, pos, last);
@@ -458,7 +397,7 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
     unsigned char *in = xcalloc((size_t)ns + 1, 1);
     Broken *cand = xmallocarray((size_t)ns + 1, sizeof *cand);
     Rounds q = {.c = &c, .st = st, .held = held, .in = in, .ns = ns, .w = w, .cand = cand,
-                .r = xmallocarray((size_t)n + 1, sizeof(double)), .want_int = xint != NULL};
+                .r = xmallocarray((size_t)n + 1, sizeof(double))};
     int broken = 0;
     if (hint) {
         double *hx = xmallocarray((size_t)n + 1, sizeof *hx);
@@ -479,25 +418,14 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
         char *buf = NULL;
         size_t len = 0;
         int src = subproc_run(rounds_child, &q, p, backstop, &buf, &len, e);
-        /* the last whole LP record stands, whether or not a later round
+        /* the last whole record stands, whether or not a later round
          * finished (each round's optimum is a bound: rows left out only
-         * lower it); a record valued -1 is cascade_int's whole choice */
-        size_t rl = ((size_t)n + 1) * sizeof(double), nrec = 0, nall = buf ? len / rl : 0;
-        for (size_t r = 0; r < nall; r++) {
-            double v;
-            memcpy(&v, buf + r * rl, sizeof v);
-            const char *x = buf + r * rl + sizeof v;
-            if (v < 0) {
-                if (xint) {
-                    memcpy(xint, x, (size_t)n * sizeof *xint);
-                    *has_int = 1;
-                }
-                continue;
-            }
-            nrec++;
-            *extra = v;
+         * lower it) */
+        size_t rl = ((size_t)n + 1) * sizeof(double), nrec = buf ? len / rl : 0;
+        if (nrec > 0) {
+            memcpy(extra, buf + (nrec - 1) * rl, sizeof *extra);
             if (xout)
-                memcpy(xout, x, (size_t)n * sizeof *xout);
+                memcpy(xout, buf + (nrec - 1) * rl + sizeof *extra, (size_t)n * sizeof *xout);
         }
         free(buf);
         if (src == ERR_CANCELLED || src == ERR_IO)

@@ -51,13 +51,10 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
  * LP's, so it may sit below the cover's MILP where few values choose).
  * hint (n positions, may be NULL): a choice of values to run again, the
  * cover's, whose broken steps start the rounds. xout (n, may be NULL):
- * the last LP's x, how much each position runs again, when ERR_OK.
- * xint (n, may be NULL): after the rounds, in the time left, the last
- * model solved by CBC with x whole, its x there and *has_int 1 when CBC
- * found one (not a bound: only the LP's value is). Same statuses as
- * cover_bound. */
+ * the last LP's x, how much each position runs again, when ERR_OK. Same
+ * statuses as cover_bound. */
 int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, double seconds, Progress *p,
-                  const unsigned char *hint, double *extra, double *xout, double *xint, int *has_int, Err *e);
+                  const unsigned char *hint, double *extra, double *xout, Err *e);
 
 /* A plan in the graph's order from the cascade LP's choice at model
  * budget mb: the values it runs again by at least a threshold (falling:

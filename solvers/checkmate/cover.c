@@ -403,8 +403,7 @@ int cover_bound(const Graph *g, const int *order, int n, int64_t budget, double 
         Err ce;
         int crc = ERR_LIMIT;
         if (rc == ERR_OK && xr != ERR_OK && R.nrows && left >= CASCADE_LEAST_SECONDS) {
-            crc = cascade_bound(g, order, n, budget, left, p, cover_late ? NULL : pick, &more, NULL, NULL, NULL,
-                                &ce);
+            crc = cascade_bound(g, order, n, budget, left, p, cover_late ? NULL : pick, &more, NULL, &ce);
             if (crc == ERR_OK)
                 extra = fmax(extra, more);
             else if (crc == ERR_CANCELLED)
@@ -808,8 +807,7 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
     int n;
     int *order = sim_baseline_order(g, &n);
     unsigned char *active = xcalloc((size_t)n + 1, 1);
-    double *x = xcalloc((size_t)n + 1, sizeof *x), *xi = xcalloc((size_t)n + 1, sizeof *xi), extra;
-    int has_int = 0;
+    double *x = xcalloc((size_t)n + 1, sizeof *x), extra;
     Rows R = {0};
     *bound = -1;
     plan_reset(out);
@@ -818,24 +816,16 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
         rc = err_set(e, ERR_LIMIT, "cascade: no memory to free in the graph's order");
     rows_free(&R);
     if (rc == ERR_OK)
-        rc = cascade_bound(g, order, n, mb, seconds, p, NULL, &extra, x, xi, &has_int, e);
+        rc = cascade_bound(g, order, n, mb, seconds, p, NULL, &extra, x, e);
     if (rc == ERR_OK) {
         *bound = extra;
         for (int i = 0; i < n; i++)
             *bound += g->nodes[order[i]].cost;
         rc = round_cascade(g, order, n, budget, x, active, p, out, e);
-        /* the whole choice too, kept where it rounds to a cheaper plan
-         * (the cascade alone at 25 %, unit costs: efficientnet_b0 +7.20 ->
-         * +6.68 %, vit_b_16 +24.43 -> +23.14 %; the same at resnet50,
-         * regnet_y_400mf, mobilenet_v3_large, distilbert, swin_t and
-         * opt_125m) */
-        if (rc == ERR_OK && has_int)
-            rc = round_cascade(g, order, n, budget, xi, active, p, out, e);
     }
     free(order);
     free(active);
     free(x);
-    free(xi);
     return rc;
 }
 
