@@ -41,6 +41,8 @@ static int child_solve(void *ctx, int fd)
                  : Clp_isProvenPrimalInfeasible(c->lp) ? ENGINE_INFEASIBLE
                                                        : ENGINE_NOTHING;
         double obj = Clp_objectiveValue(c->lp), safe = st == ENGINE_OPTIMAL ? engine_lp_safe_bound(c->lp) : obj;
+        if (!(safe > -HUGE_VAL))
+            safe = 0;   /* no prices to use: every model here has c >= 0 on x >= 0 */
         return write_answer(fd, st, obj, safe < obj ? safe : obj, Clp_getColSolution(c->lp), c->ncols);
     }
     Cbc_solve(c->mip);
