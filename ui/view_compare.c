@@ -211,13 +211,13 @@ static void draw_bound(Tui *t, int row, int w)
     err_clear(&e);
     char line[400];
     SessionWant want = {WANT_BOUND, NULL, s->budget};
-    int every;
-    if (session_bound(s, s->budget, &rc, &lb, &every, &e) && rc == ERR_OK)
+    int every, known = session_bound(s, s->budget, &rc, &lb, &every, &e);
+    if (known && rc == ERR_OK)
         snprintf(line, sizeof line, every ? "gap: cost over the lower bound %.6g (no schedule in any order costs less)"
                                           : "gap: cost over the lower bound %.6g (no plan in the graph's order costs "
                                             "less; other orders can)",
                  lb);
-    else if (session_bound(s, s->budget, &rc, &lb, NULL, &e))
+    else if (known)
         snprintf(line, sizeof line, "no bound for the gap column: %.300s", e.msg);
     else if (session_computing(s, &want))
         snprintf(line, sizeof line, "%c computing the lower bound for the gap column...", tui_spinner(t));

@@ -358,8 +358,7 @@ static int rounds_child(void *ctx, int fd)
         /* the value at CLP's prices, not its objective: on maxvit_t at
          * 50 % (FLOP costs) the two differ by 0.18 % of the extra cost,
          * and the objective had put the bound above an in-order plan */
-        double lpv = Clp_objectiveValue(lp), safe = engine_lp_safe_bound(lp);
-        double val = rows_bound_of(safe < lpv ? safe : lpv, cscale);
+        double val = rows_bound_of(engine_lp_safe_bound(lp), cscale);
         fail = subproc_write(fd, &val, sizeof val) != 0 ||
                subproc_write(fd, Clp_getColSolution(lp), (size_t)n * sizeof(double)) != 0;
         if (!fail && !choose_broken(q, Clp_getColSolution(lp)))

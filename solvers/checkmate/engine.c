@@ -43,7 +43,7 @@ static int child_solve(void *ctx, int fd)
         double obj = Clp_objectiveValue(c->lp), safe = st == ENGINE_OPTIMAL ? engine_lp_safe_bound(c->lp) : obj;
         if (!(safe > -HUGE_VAL))
             safe = 0;   /* no prices to use: every model here has c >= 0 on x >= 0 */
-        return write_answer(fd, st, obj, safe < obj ? safe : obj, Clp_getColSolution(c->lp), c->ncols);
+        return write_answer(fd, st, obj, safe, Clp_getColSolution(c->lp), c->ncols);
     }
     Cbc_solve(c->mip);
     int st = Cbc_isProvenOptimal(c->mip)      ? ENGINE_OPTIMAL
@@ -106,7 +106,7 @@ double engine_lagrangian(const EngineLp *lp, const double *y0)
     }
     for (int j = 0; j < lp->n && L > -HUGE_VAL; j++) {
         long double d = lp->c[j];
-        for (int64_t q = lp->start[j]; q < lp->start[j] + lp->len[j]; q++)
+        for (CoinBigIndex q = lp->start[j]; q < lp->start[j] + lp->len[j]; q++)
             d -= (long double)y[lp->idx[q]] * lp->val[q];
         if (d > 0)
             L = lp->clo[j] <= -LP_INF ? -HUGE_VAL : L + d * lp->clo[j];
@@ -120,15 +120,9 @@ double engine_lagrangian(const EngineLp *lp, const double *y0)
 double engine_lp_safe_bound(Clp_Simplex *lp)
 {
     const double *y = Clp_getRowPrice(lp);
-    int n = Clp_getNumCols(lp);
-    const CoinBigIndex *start = Clp_getVectorStarts(lp);
-    int64_t *st = xmallocarray((size_t)n + 1, sizeof *st);
-    for (int j = 0; j < n; j++)
-        st[j] = start[j];
-    EngineLp v = {Clp_getNumRows(lp), n, Clp_getRowLower(lp), Clp_getRowUpper(lp), Clp_getObjCoefficients(lp),
-                  Clp_getColLower(lp), Clp_getColUpper(lp), st, Clp_getVectorLengths(lp), Clp_getIndices(lp),
-                  Clp_getElements(lp)};
+    EngineLp v = {Clp_getNumRows(lp), Clp_getNumCols(lp), Clp_getRowLower(lp), Clp_getRowUpper(lp),
+                  Clp_getObjCoefficients(lp), Clp_getColLower(lp), Clp_getColUpper(lp), Clp_getVectorStarts(lp),
+                  Clp_getVectorLengths(lp), Clp_getIndices(lp), Clp_getElements(lp)};
     double L = y && v.c ? engine_lagrangian(&v, y) : -HUGE_VAL;   /* no model here sets an objective offset */
-    free(st);
-    return L;
+    return fmin(L, Clp_objectiveValue(lp));
 }

@@ -48,7 +48,7 @@ void engine_answer_done(EngineAnswer *a);
 typedef struct {
     int m, n;
     const double *rlo, *rup, *c, *clo, *cup;
-    const int64_t *start;
+    const CoinBigIndex *start;
     const int *len, *idx;
     const double *val;
 } EngineLp;
@@ -59,8 +59,9 @@ typedef struct {
  * every integer point's cost) whatever y is; -HUGE_VAL when a column's
  * bound it needs is infinite. */
 double engine_lagrangian(const EngineLp *lp, const double *y);
-/* engine_lagrangian at the row prices CLP ended with: a lower bound on
- * lp's optimum that CLP's tolerances cannot push above it. At an optimum
+/* engine_lagrangian at the row prices CLP ended with, and never above
+ * CLP's objective: a lower bound on lp's optimum that CLP's tolerances
+ * cannot push above it. At an optimum
  * it is the objective less the dual infeasibility CLP tolerated: 1e-9 to
  * 2e-8 of the extra cost on resnet50's cascade LPs at 25 %, 0.18 % on
  * maxvit_t's at 50 % (FLOP costs), where the objective alone had put the

@@ -28,7 +28,7 @@ typedef struct {
 
 /* The LP by columns (start, len, idx, val) for engine_lagrangian and CLP. */
 typedef struct {
-    int64_t start[MAXN + 1];
+    CoinBigIndex start[MAXN + 1];
     int len[MAXN], idx[MAXM * MAXN];
     double val[MAXM * MAXN], rlo[MAXM], rup[MAXM], clo[MAXN], cup[MAXN];
     EngineLp lp;
@@ -48,6 +48,7 @@ static void cols_of(const Cov *P, Cols *C)
         C->clo[j] = 0;
         C->cup[j] = 1;
     }
+    C->start[P->n] = q;     /* CLP reads the end of the last column here */
     for (int r = 0; r < P->m; r++) {
         C->rlo[r] = P->b[r];
         C->rup[r] = 1e30;
@@ -81,10 +82,7 @@ static Clp_Simplex *clp_of(const Cols *C, const Cov *P)
 {
     Clp_Simplex *lp = Clp_newModel();
     Clp_setLogLevel(lp, 0);
-    CoinBigIndex st[MAXN + 1];
-    for (int j = 0; j <= P->n; j++)
-        st[j] = j < P->n ? (CoinBigIndex)C->start[j] : (CoinBigIndex)(C->start[P->n - 1] + C->len[P->n - 1]);
-    Clp_loadProblem(lp, P->n, P->m, st, C->idx, C->val, C->clo, C->cup, P->c, C->rlo, C->rup);
+    Clp_loadProblem(lp, P->n, P->m, C->start, C->idx, C->val, C->clo, C->cup, P->c, C->rlo, C->rup);
     return lp;
 }
 
