@@ -271,6 +271,32 @@ def storages(x, acc):
             storages(e, acc)
 
 
+def warm_cuda(device):
+    """Run the matrix products whose libraries keep memory for the process
+    (cuBLAS and cuBLASLt make a workspace per stream at their first call,
+    33 MiB on an H200 with torch 2.11, through torch's caching allocator), so
+    that a measurement taken after this does not count them in the first
+    step that multiplies."""
+    a = torch.ones(16, 16, device=device)
+    for x in (a, a.half(), a.bfloat16()):
+        torch.mm(x, x)
+        torch.addmm(x[0], x, x)
+        torch.bmm(x[None], x[None])
+    torch.cuda.synchronize(device)
+
+
+def cuda_outside(device, resident):
+    """Bytes torch's caching allocator holds on device that are no value of
+    the graph: memory_allocated less the storages of resident (the
+    parameters, buffers, inputs and constants the graph counts), after
+    warm_cuda. What earlier work left stays allocated (other models, the
+    matrix libraries' workspaces) and max_memory_allocated counts it."""
+    warm_cuda(device)
+    acc = {}
+    storages(list(resident), acc)
+    return torch.cuda.memory_allocated(device) - sum(acc.values())
+
+
 def to_device(x, dev):
     """x with every torch.device in it (factory operators' arguments)
     replaced by dev."""

@@ -89,7 +89,7 @@ def reference_grads(recipe, device, seed_base):
     model, example = build(recipe, device)
     loss = remat_torch.eager_step(model, example, seed_base, device)
     loss.backward()
-    return {"param:" + n: p.grad for n, p in model.named_parameters()}, float(loss)
+    return {"param:" + n: p.grad for n, p in model.named_parameters()}, float(loss.detach())
 
 
 class Probe:
@@ -104,6 +104,7 @@ class Probe:
         self.cuda, self.resident = cuda, resident
         self.measured, self.rss, self.times = [], [], []
         self.last = None
+        self.outside = 0  # CUDA: bytes allocated before the run that are no value of the graph
 
     def __call__(self, t, local):
         if self.cuda:
@@ -112,8 +113,8 @@ class Probe:
         if t >= 0:
             self.times.append(now - self.last)
             if self.cuda:
-                self.measured.append(torch.cuda.max_memory_allocated())
-                self.rss.append(torch.cuda.memory_reserved())
+                self.measured.append(torch.cuda.max_memory_allocated() - self.outside)
+                self.rss.append(torch.cuda.memory_reserved() - self.outside)
             else:
                 acc = {}
                 for k, x in local.items():
@@ -169,6 +170,8 @@ def main():
     except remat_torch.PlanRefused as ex:
         fail(str(ex))
     probe.resident = R + [v for k, v in prog.fwd.__globals__.items() if k.startswith("k_")]
+    if cuda:
+        probe.outside = remat_torch.cuda_outside(dev, probe.resident)
 
     t_start = time.perf_counter()
     try:
@@ -218,7 +221,7 @@ def main():
            "solver": plan.get("solver", ""), "backend": "torch", "device": device, "scale": 1,
            "measured_peak": max(probe.measured, default=0), "simulated_peak": sched.peak,
            "held_peak": max(sched.held(prog.transients), default=sched.peak),
-           "rss_peak": max(probe.rss, default=0),
+           "rss_peak": max(probe.rss, default=0), "outside_bytes": probe.outside,
            "time_cost_correlation": pearson(probe.times, costs),
            "seconds": round(seconds, 6),
            "gradients": {"match": match, "max_abs_diff": worst},

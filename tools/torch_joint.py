@@ -65,10 +65,10 @@ from functorch.compile import aot_function
 # graphs; export_torch and fidelity call it through this module
 from remat_graph import kept_for_backward  # noqa: E402,F401
 
-try:
-    from torch.nn.utils.stateless import functional_call
-except ImportError:  # newer releases
+try:  # torch 2 (its torch.nn.utils.stateless one warns that it goes)
     from torch.func import functional_call
+except ImportError:  # torch 1.13
+    from torch.nn.utils.stateless import functional_call
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
@@ -155,8 +155,14 @@ def _register_meta_kernels():
     global _meta_lib
     if _meta_lib is not None:
         return
-    from torch._meta_registrations import meta_conv
     from torch._subclasses import fake_tensor as ft
+    if not hasattr(ft, "op_implementations"):
+        # torch 2's fake tensors have these shape functions (meta kernels
+        # that follow the real kernels' strides) and look up meta kernels
+        # before any table an outside module could extend: nothing to add
+        _meta_lib = False
+        return
+    from torch._meta_registrations import meta_conv
     aten = torch.ops.aten
 
     def meta(x):
@@ -424,14 +430,19 @@ def capture(model, example, mode=None, values=None):
         if mode is None:
             compiled(*primal_values(model, example))
         else:
-            import functorch._src.aot_autograd as aot
-            saved = aot.preserve_rng_state  # clones the real RNG state: not under a fake mode
-            aot.preserve_rng_state = contextlib.nullcontext
+            try:  # torch 1.13's aot_function clones the real RNG state: not under a fake mode
+                import functorch._src.aot_autograd as aot
+                saved = aot.preserve_rng_state
+            except (ImportError, AttributeError):  # torch 2 leaves the fake mode for it itself
+                aot = saved = None
+            if aot is not None:
+                aot.preserve_rng_state = contextlib.nullcontext
             try:
                 with mode:
                     compiled(*values)
             finally:
-                aot.preserve_rng_state = saved
+                if aot is not None:
+                    aot.preserve_rng_state = saved
     except _Captured:
         pass
     except Exception as ex:  # tracing raises many types; report one line
@@ -448,7 +459,56 @@ def capture(model, example, mode=None, values=None):
             what = "%s: %s" % (type(ex).__name__, first)
         raise Refused("%s%s" % (what, " at " + where if where else ""))
     joint = got["joint"]
+    _as_in_place(joint, names)
     return joint, names
+
+
+def _as_in_place(gm, names):
+    """torch 2's joint graph in the form of torch 1.13's, which the analysis
+    and the replay read. torch 2 traces functionally: the forward returns
+    the new value of every input it updates ahead of the loss, and batch
+    norm is _native_batch_norm_legit_functional, whose outputs 3 and 4 are
+    the new running mean and variance. Here batch norm becomes
+    native_batch_norm again, updating the running statistics it is given in
+    place (what the replay passes it are the model's own buffers), its
+    outputs 3 and 4 read as those buffers; num_batches_tracked's increment
+    is dropped (remat_torch.PlannedModule counts steps as eager does); and
+    the forward returns the loss alone. Any other updated input is refused,
+    naming it. A torch 1.13 graph returns the loss alone: left as it is."""
+    g = gm.graph
+    out = [n for n in g.nodes if n.op == "output"][0]
+    outs = list(out.args[0])
+    extra = len(outs) - 1 - len(names)
+    if extra <= 0:
+        return
+    aten = torch.ops.aten
+    placeholders = [n for n in g.nodes if n.op == "placeholder"]
+    bn_fn = getattr(aten, "_native_batch_norm_legit_functional", None)
+    for n in list(g.nodes):
+        if bn_fn is None or n.op != "call_function" or n.target is not bn_fn.default:
+            continue
+        for u in list(n.users):
+            if u.target is operator.getitem and u.args[1] in (3, 4):
+                u.replace_all_uses_with(n.args[u.args[1]])
+                g.erase_node(u)
+        n.target = aten.native_batch_norm.default
+    outs = list(out.args[0])
+    for o in outs[:extra]:
+        if o in placeholders and names[placeholders.index(o)].endswith(
+                ("running_mean", "running_var")):
+            continue
+        if isinstance(o, torch.fx.Node) and o.target is aten.add.Tensor and \
+                o.args[0] in placeholders and \
+                names[placeholders.index(o.args[0])].endswith("num_batches_tracked"):
+            continue
+        raise Refused("torch %s's trace updates an input by %s, which the exporter does not "
+                      "model" % (torch.__version__, getattr(o, "name", o)))
+    out.args = (tuple(outs[extra:]),)
+    for o in outs[:extra]:
+        if o.op == "call_function" and not o.users:
+            g.erase_node(o)
+    g.lint()
+    gm.recompile()
 
 
 def is_random(target):

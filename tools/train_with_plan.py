@@ -17,14 +17,17 @@ operators). This file is also the example of the API: see train() below.
 Writes REPORT.json:
   {"format": "remat-train", "version": 1, "graph", "solver", "device",
    "steps": [{"loss", "loss_eager", "seconds", "seconds_eager"}, ...],
-   "losses_match", "max_loss_rel_diff",
+   "losses_match", "max_loss_rel_diff", "buffers_match", "max_buffer_abs_diff",
    "measured_peak", "simulated_peak", "peak_rel_diff",
    "seconds_per_step", "seconds_per_step_eager", "time_increase",
    "predicted_cost_increase", "cost_unit", "nodes", "schedule_steps"}
 measured_peak: on the CPU the largest number of bytes of live tensor storages
 after any ATen operator of the first step (remat_torch.LiveBytes: parameters,
 buffers, inputs, every value and gradient alive); on CUDA
-torch.cuda.max_memory_allocated over the first step (reset before it). The
+torch.cuda.max_memory_allocated over the first step (reset before it) less
+what was allocated before it that is not this model's (the other runs'
+models, the batches, the matrix libraries' workspaces:
+remat_torch.cuda_outside). The
 first step is measured, the others timed (seconds_per_step is their median;
 the eager reference the same), so the measurement does not slow the timing.
 predicted_cost_increase is the plan's cost over the graph's own order run
@@ -32,8 +35,11 @@ once, minus 1 (in the graph's cost unit: FLOP estimates, measured
 microseconds or unit costs). held_peak is what every run of the schedule
 holds (remat_torch.Schedule.held): the simulated peak, unless the plan runs
 a forward operator again for its further outputs alone (its other outputs
-exist while it runs). Exit status 1 when a loss differs from the
-eager one by more than the float32 tolerance (relative 1e-4) or the measured
+exist while it runs). buffers_match: every buffer (batch norm's running
+statistics, num_batches_tracked) after the steps equals the eager model's
+(floating ones within 1e-4 of their largest magnitude, at least 1e-4).
+Exit status 1 when a loss differs from the eager one by more than the
+float32 tolerance (relative 1e-4), a buffer differs, or the measured
 peak is more than 5 % from the held one; 2 on a refused graph or plan.
 """
 import argparse
@@ -98,11 +104,15 @@ class Run:
         t0 = time.perf_counter()
         if self.measure and i == 0:
             if self.device.type == "cuda":
+                # the other runs' models, the batches and the matrix
+                # libraries' workspaces are allocated too: not this step's
+                resident = self.params + list(self.model.buffers()) + list(x)
+                outside = remat_torch.cuda_outside(self.device, resident)
                 torch.cuda.reset_peak_memory_stats(self.device)
                 loss = self.step(*x, seed=seed)
                 loss.backward()
                 sync(self.device)
-                self.peak = torch.cuda.max_memory_allocated(self.device)
+                self.peak = torch.cuda.max_memory_allocated(self.device) - outside
             else:
                 resident = self.params + list(self.model.buffers()) + list(x)
                 with remat_torch.LiveBytes(resident) as live:
@@ -115,7 +125,7 @@ class Run:
         self.opt.step()
         sync(self.device)
         self.secs.append(time.perf_counter() - t0)
-        self.losses.append(float(loss))
+        self.losses.append(float(loss.detach()))
 
 
 def main():
@@ -188,6 +198,20 @@ def main():
             worst = max(worst, d)
             if d > LOSS_RTOL:
                 match = False
+    # the buffers (batch norm's running statistics and step count) after
+    # the steps, against the eager model's: a plan that ran a batch norm
+    # again must not have updated them twice
+    buf_worst, buf_match = 0.0, None
+    if not a.no_eager:
+        buf_match = True
+        for (name, b), (_, be) in zip(model.named_buffers(), runs[1].model.named_buffers()):
+            if b.dtype.is_floating_point:
+                d = float((b - be).abs().max()) if b.numel() else 0.0
+                buf_worst = max(buf_worst, d)
+                if d > LOSS_RTOL * max(float(be.abs().max()) if be.numel() else 0.0, 1.0):
+                    buf_match = False
+            elif not torch.equal(b, be):
+                buf_match = False
 
     def per_step(s):
         rest = s[1:] if len(s) > 1 else s
@@ -206,6 +230,7 @@ def main():
     rep = {"format": "remat-train", "version": 1, "graph": doc.get("name", ""),
            "solver": plan.get("solver", ""), "device": device, "lr": a.lr, "data": a.data,
            "steps": rows, "losses_match": match if not a.no_eager else None,
+           "buffers_match": buf_match, "max_buffer_abs_diff": buf_worst,
            "max_loss_rel_diff": worst if not a.no_eager else None,
            "measured_peak": peak, "simulated_peak": sched.peak, "peak_rel_diff": rel,
            "held_peak": held_peak, "held_rel_diff": held_rel,
@@ -221,6 +246,10 @@ def main():
     print("losses    %s over %d steps (largest relative difference %.2g)" % (
         "equal to plain autograd's" if match else "DIFFER from plain autograd's", a.steps, worst)
         if not a.no_eager else "losses    (no eager reference)")
+    if buf_match is not None and any(True for _ in model.buffers()):
+        print("buffers   %s after %d steps (largest absolute difference %.2g)" % (
+            "equal to plain autograd's" if buf_match else "DIFFER from plain autograd's",
+            a.steps, buf_worst))
     print("peak      measured %d vs simulated %d bytes (%+.2f%%)" % (peak, sched.peak, 100 * rel))
     if held_peak != sched.peak:
         why = "a forward operator runs again for its further outputs alone"
@@ -230,7 +259,7 @@ def main():
     if sps and spe:
         print("time      %.4f s/step vs eager %.4f s/step (%+.1f%%); predicted cost %+.1f%%" % (
             sps, spe, 100 * (sps / spe - 1), 100 * rep["predicted_cost_increase"]))
-    sys.exit(0 if match and abs(held_rel) <= PEAK_TOL else 1)
+    sys.exit(0 if match and buf_match is not False and abs(held_rel) <= PEAK_TOL else 1)
 
 
 if __name__ == "__main__":

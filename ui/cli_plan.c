@@ -102,6 +102,12 @@ static void print_replay(const Replay *r)
     printf("simulated peak %lld (%s)\n", (long long)r->simulated_peak, a);
     printf("measured  peak %lld (%s), %+.2f%% vs simulated (allocator live bytes)\n",
            (long long)r->measured_peak, b, sp > 0 ? 100 * (r->measured_peak / sp - 1) : 0);
+    if (r->outside > 0) {
+        char o[32];
+        units_format_bytes(r->outside, o, sizeof o);
+        printf("outside   %lld (%s) allocated before the run, no value of the graph (the matrix "
+               "libraries' workspaces): not counted\n", (long long)r->outside, o);
+    }
     if (r->rss_peak > 0)
         printf("resident  peak %lld (%s), %+.2f%% vs simulated\n", (long long)r->rss_peak, c,
                sp > 0 ? 100 * (r->rss_peak / sp - 1) : 0);

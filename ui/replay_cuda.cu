@@ -65,6 +65,25 @@ static int fail(const char *msg, cudaError_t err)
             return fail(what, e_);          \
     } while (0)
 
+/* An allocation of step t failed: one line naming the step, its node and
+ * the pool's state (exit 3, as for a scale that cannot fit). The pool
+ * cannot move what it holds, so the bytes it has reserved exceed those in
+ * use by its fragmentation; a lower --fit leaves room for it. */
+static int step_oom(int t, const Node *nd, size_t want, cudaMemPool_t pool, double scale, cudaError_t err)
+{
+    unsigned long long used = 0, reserved = 0;
+    cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
+    cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    fprintf(stderr,
+            "remat: replay: step %d (node '%s'): %s allocating %zu bytes, with %llu in use and %llu "
+            "reserved by the pool and %zu free on the device (scale %g); a lower --fit leaves room for "
+            "the pool's fragmentation\n",
+            t, nd->id, cudaGetErrorString(err), want, used, reserved, free_b, scale);
+    return 3;
+}
+
 /* The replay's scale: --scale F as given, --fit PCT so that the scaled
  * peak is PCT % of the device's free memory; checked against the graph's
  * sizes and the free memory. Returns 0 or the exit status (message said). */
@@ -167,11 +186,12 @@ int main(int argc, char **argv)
         int v = plan.steps[t];
         const Node *nd = &g->nodes[v];
         unsigned char *out = NULL, *ws = NULL;
+        cudaError_t err;
         size_t on = SCALED(nd->size), wn = SCALED(nd->workspace);
-        if (on)
-            CK(cudaMallocFromPoolAsync((void **)&out, on, pool, st), "output allocation");
-        if (wn)
-            CK(cudaMallocFromPoolAsync((void **)&ws, wn, pool, st), "workspace allocation");
+        if (on && (err = cudaMallocFromPoolAsync((void **)&out, on, pool, st)) != cudaSuccess)
+            return step_oom(t, nd, on, pool, scale, err);
+        if (wn && (err = cudaMallocFromPoolAsync((void **)&ws, wn, pool, st)) != cudaSuccess)
+            return step_oom(t, nd, wn, pool, scale, err);
         Operands ops;
         memset(&ops, 0, sizeof ops);
         for (int k = g->in_off[v]; k < g->in_off[v + 1] && ops.n_in < MAX_IN; k++) {

@@ -169,7 +169,9 @@ int subproc_exec(char *const argv[], const char *log, Progress *p, int *status, 
         }
         signal(SIGINT, SIG_DFL);
         signal(SIGWINCH, SIG_DFL);
-        execv(argv[0], argv);
+        /* a bare name ($REMAT_PYTHON=python3) is looked up on PATH */
+        execvp(argv[0], argv);
+        dprintf(2, "remat: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int st = 0;

@@ -39,6 +39,10 @@ typedef struct Replay {
      * gradients against plain autograd's; grad_match -1 when not compared */
     int grad_match;
     double grad_max_diff;
+    /* torch backend on CUDA: bytes allocated before the run that are no
+     * value of the graph (the matrix libraries' workspaces), not counted
+     * in measured; 0 elsewhere */
+    int64_t outside;
 } Replay;
 
 void replay_init(Replay *r);

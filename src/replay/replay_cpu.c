@@ -339,7 +339,8 @@ int replay_from_json(Replay *r, const char *text, size_t len, const char *fname,
         (rc = json_get_cost(root, "scale", 1, &r->scale, fname, "$", e)) ||
         (rc = json_get_int(root, "measured_peak", 0, INT64_MAX, &r->measured_peak, fname, "$", e)) ||
         (rc = json_get_int(root, "simulated_peak", 0, INT64_MAX, &r->simulated_peak, fname, "$", e)) ||
-        (rc = json_get_int(root, "rss_peak", 0, INT64_MAX, &r->rss_peak, fname, "$", e)))
+        (rc = json_get_int(root, "rss_peak", 0, INT64_MAX, &r->rss_peak, fname, "$", e)) ||
+        (rc = json_get_int(root, "outside_bytes", 0, INT64_MAX, &r->outside, fname, "$", e)))
         goto out;
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     snprintf(r->device, sizeof r->device, "%s", device);
