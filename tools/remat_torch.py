@@ -279,10 +279,22 @@ def warm_cuda(device):
     step that multiplies."""
     a = torch.ones(16, 16, device=device)
     for x in (a, a.half(), a.bfloat16()):
-        torch.mm(x, x)
-        torch.addmm(x[0], x, x)
-        torch.bmm(x[None], x[None])
+        # and backward, whose products run on autograd's own thread (cuBLAS
+        # keeps a handle, so a workspace, per thread)
+        x = x.detach().requires_grad_()
+        (torch.mm(x, x) + torch.addmm(x[0], x, x) + torch.bmm(x[None], x[None])[0]).sum().backward()
     torch.cuda.synchronize(device)
+
+
+def exact_fp32(device):
+    """float32 products as float32 on CUDA: torch lets cuDNN's convolutions
+    (and may let matrix products) round their inputs to TF32's 10-bit
+    mantissa, about 1e-3 of a value, so that a schedule's gradients and
+    autograd's would differ by far more than summation order. The checks
+    (the torch replay, training beside eager) compare them."""
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
 
 
 def cuda_outside(device, resident):
@@ -406,8 +418,12 @@ class Program:
     recomputed dropout then draws another mask). probe: called as
     probe(t, locals()) after step t ran, before anything is freed (the
     step's whole output is still held, further outputs it drops included),
-    and probe(-1, None) before the first step: the torch replay's
-    measurement."""
+    probe(None, None) as each step begins, after what the step before
+    freed is gone, and probe(-1, None) before the first step: the torch
+    replay's measurement. The probe must clear the dict locals() gave it:
+    before Python 3.13 that dict is the frame's own and keeps every value
+    in it alive until the next call (a CUDA peak over the next step counted
+    the values the step before had freed)."""
 
     def __init__(self, gm, names, joint, sched, device, reseed=True, probe=None):
         self.device = device
@@ -518,6 +534,8 @@ class Program:
             var = "v%d" % t
             first = len(code.lines)
             after = []  # lines after the probe
+            if probe is not None:
+                code.lines.append("P(None, None)")  # the step begins: what it frees is gone
             if v in joint.merged and joint.merged[v][0] in joint.split:
                 # a backward operator's further outputs: its run computing
                 # them alone (output_mask), whatever ran before

@@ -97,8 +97,10 @@ class Probe:
     before anything is freed: on the CPU the bytes of every live tensor
     storage (the program's values, the resident primals and constants,
     what the step returned and drops at once); on CUDA
-    torch.cuda.max_memory_allocated over the step (reset before it) and
-    memory_reserved as rss. Also each step's wall time."""
+    torch.cuda.max_memory_allocated over the step (reset as it begins, once
+    what the step before freed is gone) and memory_reserved as rss, each
+    less what was allocated before the run that is no value of the graph
+    (outside). Also each step's wall time."""
 
     def __init__(self, cuda, resident):
         self.cuda, self.resident = cuda, resident
@@ -109,23 +111,24 @@ class Probe:
     def __call__(self, t, local):
         if self.cuda:
             torch.cuda.synchronize()
-        now = time.perf_counter()
-        if t >= 0:
-            self.times.append(now - self.last)
+        if t is None or t < 0:  # a step begins (what the one before freed is gone)
             if self.cuda:
-                self.measured.append(torch.cuda.max_memory_allocated() - self.outside)
-                self.rss.append(torch.cuda.memory_reserved() - self.outside)
-            else:
-                acc = {}
-                for k, x in local.items():
-                    if k not in ("G", "B", "P"):  # the loss gradient is no value of the graph
-                        remat_torch.storages(x, acc)
-                remat_torch.storages(self.resident, acc)
-                self.measured.append(sum(acc.values()))
-                self.rss.append(0)  # torch and the trace share the process's resident set
+                torch.cuda.reset_peak_memory_stats()
+            self.last = time.perf_counter()
+            return
+        self.times.append(time.perf_counter() - self.last)
         if self.cuda:
-            torch.cuda.reset_peak_memory_stats()
-        self.last = time.perf_counter()
+            self.measured.append(torch.cuda.max_memory_allocated() - self.outside)
+            self.rss.append(torch.cuda.memory_reserved() - self.outside)
+        else:
+            acc = {}
+            for k, x in local.items():
+                if k not in ("G", "B", "P"):  # the loss gradient is no value of the graph
+                    remat_torch.storages(x, acc)
+            remat_torch.storages(self.resident, acc)
+            self.measured.append(sum(acc.values()))
+            self.rss.append(0)  # torch and the trace share the process's resident set
+        local.clear()  # the frame's own dict before Python 3.13: it would keep the values alive
 
 
 def main():
@@ -154,6 +157,7 @@ def main():
         fail("no CUDA device visible to torch")
     cuda = a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available())
     dev = torch.device("cuda" if cuda else "cpu")
+    remat_torch.exact_fp32(dev)
 
     try:
         model, example = build(recipe, dev)
@@ -192,7 +196,7 @@ def main():
 
     # the gradients the schedule produced, against plain autograd's
     ref, _ = reference_grads(recipe, dev, seed_base)
-    worst, match = 0.0, True
+    worst, match, worst_at = 0.0, True, None
     big = max((float(r.abs().max()) for r in ref.values() if r is not None and r.numel()),
               default=0.0)
     for name, r in ref.items():
@@ -203,8 +207,11 @@ def main():
             match = False
             continue
         d = float((g - r).abs().max()) if r.numel() else 0.0
-        worst = max(worst, d)
-        if d > GRAD_RTOL * float(r.abs().max()) + GRAD_GTOL * big:
+        own = float(r.abs().max()) if r.numel() else 0.0
+        if worst_at is None or d > worst:
+            worst, worst_at = d, {"parameter": name, "abs_diff": d, "largest": own,
+                                  "largest_of_all": big}
+        if d > GRAD_RTOL * own + GRAD_GTOL * big:
             match = False
     if cuda:
         device = "%s (%s, torch %s)" % (dev, torch.cuda.get_device_name(dev), torch.__version__)
@@ -224,11 +231,15 @@ def main():
            "rss_peak": max(probe.rss, default=0), "outside_bytes": probe.outside,
            "time_cost_correlation": pearson(probe.times, costs),
            "seconds": round(seconds, 6),
-           "gradients": {"match": match, "max_abs_diff": worst},
+           "gradients": {"match": match, "max_abs_diff": worst, "worst": worst_at},
            "steps": steps}
     with open(a.output, "w") as f:
         json.dump(res, f, separators=(",", ":"))
         f.write("\n")
+    if not match and worst_at:
+        print("replay_torch: the largest difference: %s by %.3g (its largest gradient %.3g, every "
+              "parameter's %.3g)" % (worst_at["parameter"], worst, worst_at["largest"], big),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

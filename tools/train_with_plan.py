@@ -12,7 +12,12 @@ operators), the other with plain autograd, both with torch.optim.SGD on the
 same batches (--data random: a new batch each step from a generator seeded
 by the recipe; fixed: the recipe's example every step) and the same dropout
 masks (the eager step is reseeded as the planned one seeds its random
-operators). This file is also the example of the API: see train() below.
+operators). Each step starts the eager copy from the planned model's
+parameters and buffers (lockstep), so that a loss compares one step and not
+a trajectory: the loss, the sum of the outputs, has no minimum, and
+float32's differences grow as training on it diverges. On CUDA both run
+without TF32 (remat_torch.exact_fp32). This file is also the example of the
+API: see Run below.
 
 Writes REPORT.json:
   {"format": "remat-train", "version": 1, "graph", "solver", "device",
@@ -36,7 +41,7 @@ microseconds or unit costs). held_peak is what every run of the schedule
 holds (remat_torch.Schedule.held): the simulated peak, unless the plan runs
 a forward operator again for its further outputs alone (its other outputs
 exist while it runs). buffers_match: every buffer (batch norm's running
-statistics, num_batches_tracked) after the steps equals the eager model's
+statistics, num_batches_tracked) after every step equals the eager model's
 (floating ones within 1e-4 of their largest magnitude, at least 1e-4).
 Exit status 1 when a loss differs from the eager one by more than the
 float32 tolerance (relative 1e-4), a buffer differs, or the measured
@@ -146,6 +151,7 @@ def main():
         sys.exit("train_with_plan: no CUDA device visible to torch")
     dev = torch.device("cuda" if a.device == "cuda" or
                        (a.device == "auto" and torch.cuda.is_available()) else "cpu")
+    remat_torch.exact_fp32(dev)
     try:
         doc = remat_torch.load_json(a.graph, "remat-graph")
         plan = remat_torch.load_json(a.plan, "remat-plan")
@@ -180,11 +186,32 @@ def main():
             plain, _, _ = build(recipe)
             plain.to(dev)
             runs.append(Run(lambda *x, seed: torch_joint.loss_of(plain(*x)), plain, a.lr, dev))
+    # lockstep: every step starts the other runs from the planned model's
+    # parameters and buffers, so that a loss or buffer compares one step and
+    # not a trajectory (the sum of the outputs has no minimum: resnet50's
+    # loss reached -1e15 in 6 steps, and float32's differences grow with it)
+    state = model.state_dict()
+    buf_worst, buf_match = 0.0, None if a.no_eager else True
     torch.manual_seed(a.seed)
     for i, x in enumerate(data):
         seed = remat_torch.step_seed()
+        for r in runs[1:]:
+            r.model.load_state_dict(state)
         for r in runs:
             r(i, x, seed)
+        if a.no_eager:
+            continue
+        # the buffers after the step (batch norm's running statistics and
+        # step count): a plan that ran a batch norm again must not have
+        # updated them twice
+        for (name, b), (_, be) in zip(model.named_buffers(), runs[1].model.named_buffers()):
+            if b.dtype.is_floating_point:
+                d = float((b - be).abs().max()) if b.numel() else 0.0
+                buf_worst = max(buf_worst, d)
+                if d > LOSS_RTOL * max(float(be.abs().max()) if be.numel() else 0.0, 1.0):
+                    buf_match = False
+            elif not torch.equal(b, be):
+                buf_match = False
     losses, secs, peak = runs[0].losses, runs[0].secs, runs[0].peak
     rows = [{"loss": l, "seconds": round(s, 6)} for l, s in zip(losses, secs)]
     worst, match = 0.0, True
@@ -198,12 +225,24 @@ def main():
             worst = max(worst, d)
             if d > LOSS_RTOL:
                 match = False
-    # the buffers (batch norm's running statistics and step count) after
-    # the steps, against the eager model's: a plan that ran a batch norm
-    # again must not have updated them twice
-    buf_worst, buf_match = 0.0, None
-    if not a.no_eager:
-        buf_match = True
+    # lockstep: every step starts the other runs from the planned model's
+    # parameters and buffers, so that a loss or buffer compares one step and
+    # not a trajectory (the sum of the outputs has no minimum: resnet50's
+    # loss reached -1e15 in 6 steps, and float32's differences grow with it)
+    state = model.state_dict()
+    buf_worst, buf_match = 0.0, None if a.no_eager else True
+    torch.manual_seed(a.seed)
+    for i, x in enumerate(data):
+        seed = remat_torch.step_seed()
+        for r in runs[1:]:
+            r.model.load_state_dict(state)
+        for r in runs:
+            r(i, x, seed)
+        if a.no_eager:
+            continue
+        # the buffers after the step (batch norm's running statistics and
+        # step count): a plan that ran a batch norm again must not have
+        # updated them twice
         for (name, b), (_, be) in zip(model.named_buffers(), runs[1].model.named_buffers()):
             if b.dtype.is_floating_point:
                 d = float((b - be).abs().max()) if b.numel() else 0.0
@@ -247,7 +286,7 @@ def main():
         "equal to plain autograd's" if match else "DIFFER from plain autograd's", a.steps, worst)
         if not a.no_eager else "losses    (no eager reference)")
     if buf_match is not None and any(True for _ in model.buffers()):
-        print("buffers   %s after %d steps (largest absolute difference %.2g)" % (
+        print("buffers   %s after each of %d steps (largest absolute difference %.2g)" % (
             "equal to plain autograd's" if buf_match else "DIFFER from plain autograd's",
             a.steps, buf_worst))
     print("peak      measured %d vs simulated %d bytes (%+.2f%%)" % (peak, sched.peak, 100 * rel))

@@ -3,11 +3,11 @@
  *
  *   remat-cuda GRAPH PLAN --scale F | --fit PCT OUT.json
  *
- * Buffers come from a dedicated memory pool (cudaMemPoolCreate +
- * cudaMallocFromPoolAsync); one kernel per step reads every input and
+ * Buffers come from cudaMalloc; one kernel per step reads every input and
  * writes the output with work proportional to the node's cost; values are
- * freed by the spec's semantics (cudaFreeAsync). Per step it records the
- * pool's used and reserved bytes, cudaMemGetInfo, and CUDA-event time. It
+ * freed by the spec's semantics (cudaFree). Per step it records the live
+ * bytes, the device's used memory over the start (cudaMemGetInfo: page
+ * rounding and the driver's own) and CUDA-event time. It
  * never asks for more than the device has free: the scaled peak must fit
  * in 90 % of the free memory. Exit 4 with "no CUDA device" without a GPU.
  */
@@ -66,21 +66,15 @@ static int fail(const char *msg, cudaError_t err)
     } while (0)
 
 /* An allocation of step t failed: one line naming the step, its node and
- * the pool's state (exit 3, as for a scale that cannot fit). The pool
- * cannot move what it holds, so the bytes it has reserved exceed those in
- * use by its fragmentation; a lower --fit leaves room for it. */
-static int step_oom(int t, const Node *nd, size_t want, cudaMemPool_t pool, double scale, cudaError_t err)
+ * the device's state (exit 3, as for a scale that cannot fit). */
+static int step_oom(int t, const Node *nd, size_t want, size_t live, double scale, cudaError_t err)
 {
-    unsigned long long used = 0, reserved = 0;
-    cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
-    cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
     size_t free_b = 0, total_b = 0;
     cudaMemGetInfo(&free_b, &total_b);
     fprintf(stderr,
-            "remat: replay: step %d (node '%s'): %s allocating %zu bytes, with %llu in use and %llu "
-            "reserved by the pool and %zu free on the device (scale %g); a lower --fit leaves room for "
-            "the pool's fragmentation\n",
-            t, nd->id, cudaGetErrorString(err), want, used, reserved, free_b, scale);
+            "remat: replay: step %d (node '%s'): %s allocating %zu bytes, with %zu live and %zu free on "
+            "the device (scale %g); a lower --fit leaves more room\n",
+            t, nd->id, cudaGetErrorString(err), want, live, free_b, scale);
     return 3;
 }
 
@@ -147,15 +141,12 @@ int main(int argc, char **argv)
     if (src)
         return src;
 
-    cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
-    cudaMemPool_t pool;
-    CK(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
-    unsigned long long thresh = 0; /* give memory back at each sync: reserved follows used */
-    CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thresh), "pool threshold");
+    /* plain cudaMalloc / cudaFree: each buffer its own mapping, given back
+     * when freed. A stream-ordered pool (cudaMallocFromPoolAsync) was used
+     * before: on an 8K-node LLaMA-shaped graph it refused a 4.4 GB buffer
+     * with 77 GB reserved and 72 GB free on the device. The device's used
+     * memory over the start (cudaMemGetInfo) is the resident figure. */
+    size_t used0 = total_b - free_b, live = 0;
     cudaStream_t st;
     CK(cudaStreamCreate(&st), "stream");
     cudaEvent_t ev0, ev1;
@@ -180,18 +171,21 @@ int main(int argc, char **argv)
     r.simulated_peak = s.peak;
 #define SCALED(x) ((size_t)llround((double)(x) * scale))
     for (int v = 0; v < g->n; v++)
-        if (g->nodes[v].phase == PHASE_INPUT && (vn[v] = SCALED(g->nodes[v].size)))
-            CK(cudaMallocFromPoolAsync((void **)&val[v], vn[v], pool, st), "input allocation");
+        if (g->nodes[v].phase == PHASE_INPUT && (vn[v] = SCALED(g->nodes[v].size))) {
+            CK(cudaMalloc((void **)&val[v], vn[v]), "input allocation");
+            live += vn[v];
+        }
     for (int t = 0; t < plan.T; t++) {
         int v = plan.steps[t];
         const Node *nd = &g->nodes[v];
         unsigned char *out = NULL, *ws = NULL;
         cudaError_t err;
         size_t on = SCALED(nd->size), wn = SCALED(nd->workspace);
-        if (on && (err = cudaMallocFromPoolAsync((void **)&out, on, pool, st)) != cudaSuccess)
-            return step_oom(t, nd, on, pool, scale, err);
-        if (wn && (err = cudaMallocFromPoolAsync((void **)&ws, wn, pool, st)) != cudaSuccess)
-            return step_oom(t, nd, wn, pool, scale, err);
+        if (on && (err = cudaMalloc((void **)&out, on)) != cudaSuccess)
+            return step_oom(t, nd, on, live, scale, err);
+        if (wn && (err = cudaMalloc((void **)&ws, wn)) != cudaSuccess)
+            return step_oom(t, nd, wn, live + on, scale, err);
+        live += on + wn;
         Operands ops;
         memset(&ops, 0, sizeof ops);
         for (int k = g->in_off[v]; k < g->in_off[v + 1] && ops.n_in < MAX_IN; k++) {
@@ -205,9 +199,9 @@ int main(int argc, char **argv)
         step_kernel<<<prop.multiProcessorCount, 256, 0, st>>>(ops, out, on, (long long)(nd->cost * per_cost));
         cudaEventRecord(ev1, st);
         CK(cudaStreamSynchronize(st), "step");
-        unsigned long long used = 0, reserved = 0;
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+        size_t free_now = free_b;
+        cudaMemGetInfo(&free_now, &total_b);
+        size_t used = live, reserved = total_b - free_now > used0 ? total_b - free_now - used0 : 0;
         float ms = 0;
         cudaEventElapsedTime(&ms, ev0, ev1);
         ReplayStep *rs = &r.steps[t];
@@ -220,20 +214,25 @@ int main(int argc, char **argv)
         if (rs->rss > r.rss_peak)
             r.rss_peak = rs->rss;
         if (ws)
-            cudaFreeAsync(ws, st);
-        if (val[v])
-            cudaFreeAsync(val[v], st);
+            cudaFree(ws);
+        live -= wn;
+        if (val[v]) {
+            cudaFree(val[v]);
+            live -= vn[v];
+        }
         val[v] = out;
         vn[v] = on;
         lastp[v] = t;
         if (s.held_until[t] == t && val[v]) {
-            cudaFreeAsync(val[v], st);
+            cudaFree(val[v]);
+            live -= vn[v];
             val[v] = NULL;
         }
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
             int u = g->in_idx[k];
             if (g->nodes[u].phase != PHASE_INPUT && val[u] && s.held_until[lastp[u]] == t) {
-                cudaFreeAsync(val[u], st);
+                cudaFree(val[u]);
+                live -= vn[u];
                 val[u] = NULL;
             }
         }
@@ -242,7 +241,7 @@ int main(int argc, char **argv)
 #undef SCALED
     for (int v = 0; v < g->n; v++)
         if (val[v])
-            cudaFreeAsync(val[v], st);
+            cudaFree(val[v]);
     CK(cudaStreamSynchronize(st), "final free");
     r.correlation = replay_cost_correlation(&r, g, &plan);
     char *json = replay_to_json(&r, g, &plan);
@@ -257,6 +256,5 @@ int main(int argc, char **argv)
     sim_done(&s);
     plan_done(&plan);
     graph_free(g);
-    cudaMemPoolDestroy(pool);
     return rc ? 1 : 0;
 }

@@ -209,6 +209,17 @@ import json; r = json.load(open('$T/m.json'))
 bad = [(i, s['node'], s['measured'], s['simulated']) for i, s in enumerate(r['steps']) if s['measured'] != s['simulated']]
 assert not bad and r['held_peak'] == r['simulated_peak'], bad[:3]
 " || fail "weight gradients taken again: measured differs from simulated"
+python3 -c "
+import json; g = json.load(open('$T/m.json'))['gradients']['worst']
+assert g['parameter'].startswith('param:') and g['abs_diff'] <= g['largest_of_all'], g
+" || fail "replay document: the parameter of the largest gradient difference"
+# the python to run: a bare name is looked up on PATH; one that cannot be
+# run says so
+run env REMAT_PYTHON=python3 PATH="$(dirname $PY):$PATH" $REMAT replay "$G" "$T/again.json" --backend torch
+expect_rc 0 "REMAT_PYTHON=python3"
+run env REMAT_PYTHON="$T/no-python" $REMAT replay "$G" "$T/again.json" --backend torch
+expect_rc 1 "REMAT_PYTHON that cannot run"
+expect_err "^remat: cannot run $T/no-python: No such file or directory$" "REMAT_PYTHON that cannot run: says so"
 # bad input: a graph without a recipe, one that no longer matches it
 run $REMAT replay samples/kumar_fig1.json "$T/noremat.json" --backend torch
 expect_rc 1 "no recipe"

@@ -42,6 +42,33 @@ expect_one_line_err "missing plan"
 run $REMAT solve samples/kumar_fig1.json --solver noremat -o "$T/p.json"
 run $REMAT replay samples/kumar_fig1.json "$T/p.json" --backend tpu
 expect_rc 2 "unknown backend"
+# the torch backend's document, read back and printed: a stand-in for the
+# tool (no torch needed) writes what a CUDA run writes, with the bytes
+# allocated before the run that are no value of the graph (cuBLAS's
+# workspaces), which the report names and does not count
+G=samples/models/joint/tiny_cnn.json
+$REMAT solve $G -s noremat -o "$T/tc.json" 2>/dev/null
+cat >"$T/fake-python" <<'SH'
+#!/bin/sh
+# fake-python TOOL GRAPH PLAN -o OUT
+exec python3 - "$@" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[3]))
+steps = [{"node": v, "simulated": 1, "measured": 1, "rss": 1, "time_s": 0.001}
+         for v in plan["schedule"]]
+doc = {"format": "remat-replay", "version": 1, "graph": "g", "solver": "noremat",
+       "backend": "torch", "device": "cuda (stand-in)", "scale": 1,
+       "measured_peak": plan["peak"] + 512, "simulated_peak": plan["peak"], "rss_peak": 0,
+       "outside_bytes": 34603008, "time_cost_correlation": None, "seconds": 0.1,
+       "gradients": {"match": True, "max_abs_diff": 0}, "steps": steps}
+json.dump(doc, open(sys.argv[5], "w"))
+PY
+SH
+chmod +x "$T/fake-python"
+run env REMAT_PYTHON="$T/fake-python" $REMAT replay $G "$T/tc.json" --backend torch
+expect_rc 0 "torch replay document with outside bytes"
+expect_out "^outside   34603008 \(33\.0 MiB\) allocated before the run, no value of the graph" "the bytes outside the graph are named, not counted"
+expect_out "^measured  peak [0-9]+ .*\+0\.[0-9]+% vs simulated" "the measured peak as written"
 BIN=$(dirname "$REMAT")
 if [ -x "$BIN/remat-cuda" ]; then
     run $REMAT replay samples/kumar_fig1.json "$T/p.json" --backend cuda --fit 10
