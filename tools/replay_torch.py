@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """replay_torch.py — run a plan's schedule with the model's own operators.
 
-    tools/replay_torch.py GRAPH PLAN -o MEASURED.json [--device auto|cpu|cuda]
+    tools/replay_torch.py GRAPH PLAN -o MEASURED.json [--device auto|cpu|cuda] [--no-cudnn]
 
 GRAPH is a joint graph written by tools/export_torch.py; its "recipe" (model,
 batch, input shape, dtype, seed) rebuilds the model and its inputs, and a new
@@ -140,7 +140,12 @@ def main():
     ap.add_argument("--no-reseed", action="store_true",
                     help="draw random operators from the running generator (a recomputed "
                          "dropout then draws another mask: what the gradient check catches)")
+    ap.add_argument("--no-cudnn", action="store_true",
+                    help="CUDA: ATen's own kernels for the schedule and the reference alike "
+                         "(eager runs cuDNN's batch norm, the schedule ATen's native one)")
     a = ap.parse_args()
+    if a.no_cudnn:
+        torch.backends.cudnn.enabled = False
 
     try:
         doc = remat_torch.load_json(a.graph, "remat-graph")

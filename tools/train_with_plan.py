@@ -2,7 +2,7 @@
 """train_with_plan.py — N steps of SGD with a plan, beside plain autograd.
 
     tools/train_with_plan.py GRAPH PLAN --steps N [--lr 0.001] [--device auto|cpu|cuda]
-                             [--data random|fixed] [--no-eager] -o REPORT.json
+                             [--data random|fixed] [--no-eager] [--no-cudnn] -o REPORT.json
 
 GRAPH is a joint graph written by tools/export_torch.py, PLAN a plan for it
 (`remat solve GRAPH --budget 50% -o PLAN`). The model is built from the
@@ -143,10 +143,15 @@ def main():
     ap.add_argument("--data", default="random", choices=("random", "fixed"))
     ap.add_argument("--seed", type=int, default=0, help="torch.manual_seed before each run")
     ap.add_argument("--no-eager", action="store_true", help="skip the plain autograd reference")
+    ap.add_argument("--no-cudnn", action="store_true",
+                    help="CUDA: ATen's own kernels for both runs (eager runs cuDNN's batch norm, "
+                         "the plan ATen's native one)")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     if a.steps < 1:
         ap.error("--steps must be at least 1")
+    if a.no_cudnn:
+        torch.backends.cudnn.enabled = False
     if a.device == "cuda" and not torch.cuda.is_available():
         sys.exit("train_with_plan: no CUDA device visible to torch")
     dev = torch.device("cuda" if a.device == "cuda" or

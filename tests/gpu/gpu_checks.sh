@@ -91,6 +91,11 @@ while read -r model batch budget; do
         -o "$W/$n.torch.json"
     TAIL=5 check train_$n 240 python3 tools/train_with_plan.py "$W/$n.json" "$W/$n.plan.json" \
         --steps 6 --device cuda -o "$W/$n.train.json"
+    # the same with ATen's kernels on both sides: whether a gradient
+    # difference is cuDNN's batch norm against ATen's (docs/gpu.md)
+    grep -q '"match":false' "$W/$n.torch.json" 2>/dev/null &&
+        check torch_nocudnn_$n 300 python3 tools/replay_torch.py "$W/$n.json" "$W/$n.plan.json" \
+            --device cuda --no-cudnn -o "$W/$n.nocudnn.json"
 done <<EOF
 ${GPU_MODELS:-tiny_cnn 8 70%
 tiny_gpt 8 50%
