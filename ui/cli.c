@@ -56,6 +56,7 @@ static const struct Command {
     {"transform", cmd_transform, "GRAPH", "transform GRAPH [-o OUT] [--format json|dot]   forward-only -> training graph"},
     {"convert", cmd_convert, "GRAPH", "convert GRAPH [-o OUT] [--format json|dot]   rewrite a graph in another format"},
     {"replay", cmd_replay, "GRAPH PLAN", "replay GRAPH PLAN [--backend cpu|cuda|torch] [--scale F | --fit PCT] [-o MEASURED.json]"},
+    {"calibrate", cmd_calibrate, "GRAPH PLAN MEASURED", "calibrate GRAPH PLAN MEASURED.json [-o OUT]   the workspaces a replay on a GPU measured, into the graph"},
     {"fit", cmd_fit, "GRAPH", "fit GRAPH --memory BYTES [--max-overhead PCT] [--solver NAME] [-o PLAN]   the largest batch that fits"},
     {"list-solvers", cmd_list, "[NAME]", "list-solvers [NAME] [--markdown]     every solver (or one) and its options"},
     {"tui", cmd_tui, "GRAPH", "tui GRAPH [-s NAME] [-b BYTES|PCT%|min] [-O key=val] [--plan PLAN] [--replay MEASURED.json] [--backend cpu|cuda] [--ascii]   open the explorer"},

@@ -33,7 +33,7 @@ static const struct OptSpec {
 } opt_specs[] = {
     [O_SOLVER] = {"--solver", "-s", 1, " solve sweep fit tui "},
     [O_BUDGET] = {"--budget", "-b", 1, " solve tui "},
-    [O_OUT] = {"--output", "-o", 1, " solve export transform convert replay fit "},
+    [O_OUT] = {"--output", "-o", 1, " solve export transform convert replay fit calibrate "},
     [O_PLAN] = {"--plan", "-p", 1, " export tui "},
     [O_REPLAY] = {"--replay", NULL, 1, " tui "},
     [O_FORMAT] = {"--format", "-f", 1, " export transform convert "},

@@ -70,5 +70,6 @@ int cmd_fit(Args *a);
 int cmd_list(Args *a);
 int cmd_simulate(Args *a);
 int cmd_replay(Args *a);
+int cmd_calibrate(Args *a);
 
 #endif

@@ -1,7 +1,8 @@
 /* cli_plan.c — the commands that run a plan: simulate (re-check it:
- * validity, peak, cost, what is alive at a step, what it recomputes) and
+ * validity, peak, cost, what is alive at a step, what it recomputes),
  * replay (with real buffers on the CPU, on a GPU through remat-cuda, or
- * with the model's own operators through tools/replay_torch.py). */
+ * with the model's own operators through tools/replay_torch.py) and
+ * calibrate (a replay's measured workspaces written into the graph). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "render/curve.h"
 #include "src/base/fileio.h"
 #include "src/base/units.h"
+#include "src/graph/graph_io.h"
+#include "src/replay/calibrate.h"
 #include "src/replay/replay.h"
 #include "src/plan/sim.h"
 #include "ui/cli_args.h"
@@ -295,3 +298,74 @@ out:
     return status;
 }
 
+
+/* calibrate GRAPH PLAN MEASURED: the workspaces a replay of PLAN measured
+ * beyond the simulator (src/replay/calibrate.h) added to GRAPH's nodes,
+ * the graph written to -o (standard output by default), and on stderr
+ * what was given and the plan's peak on the calibrated graph beside the
+ * measured one. */
+int cmd_calibrate(Args *a)
+{
+    Plan p;
+    int status;
+    Graph *g = cli_load_graph_plan(a, a->pos[1], &p, &status);
+    if (!g)
+        return status;
+    Err e;
+    err_clear(&e);
+    size_t len;
+    Replay r;
+    replay_init(&r);
+    char *text = file_read_all(a->pos[2], &len, &e);
+    int64_t *extra = xcalloc((size_t)g->n, sizeof *extra), floor_b = 0;
+    Graph *c = NULL;
+    int given = -1;
+    if (!text || replay_from_json(&r, text, len, a->pos[2], &e)) {
+        status = cli_fail(&e);
+        goto out;
+    }
+    if ((given = calibrate_workspaces(g, &p, &r, extra, &floor_b, &e)) < 0) {
+        status = cli_fail_in(a->pos[2], &e);
+        goto out;
+    }
+    if (!(c = graph_with_extra_workspace(g, extra, &e))) {
+        status = cli_fail_in(a->pos[0], &e);
+        goto out;
+    }
+    Sim s;
+    if (sim_run(c, p.steps, p.T, &s, &e)) {
+        status = cli_fail(&e);
+        goto out;
+    }
+    int big = 0;
+    for (int v = 1; v < g->n; v++)
+        if (extra[v] > extra[big])
+            big = v;
+    char fb[32], bb[32], pb[32], mb[32];
+    units_format_bytes(floor_b, fb, sizeof fb);
+    units_format_bytes(extra[big], bb, sizeof bb);
+    units_format_bytes(s.peak, pb, sizeof pb);
+    units_format_bytes(r.measured_peak, mb, sizeof mb);
+    if (given)
+        fprintf(stderr, "remat: calibrate: %d node%s given workspace (largest %s, '%s'), above the %s every "
+                        "step measured over its simulation (the median: the allocator's rounding)\n",
+                given, given == 1 ? "" : "s", bb, g->nodes[big].id, fb);
+    else
+        fprintf(stderr, "remat: calibrate: no step measured more than the %s every step did (the median): "
+                        "no workspace given\n", fb);
+    fprintf(stderr, "remat: calibrate: the plan's peak on the calibrated graph %lld (%s), measured %lld (%s)\n",
+            (long long)s.peak, pb, (long long)r.measured_peak, mb);
+    sim_done(&s);
+    char *json = graph_to_json(c);
+    if (file_write_all(a->out ? a->out : "-", json, strlen(json), &e))
+        status = cli_fail(&e);
+    free(json);
+out:
+    graph_free(c);
+    free(extra);
+    free(text);
+    replay_done(&r);
+    plan_done(&p);
+    graph_free(g);
+    return status;
+}

@@ -69,6 +69,43 @@ run env REMAT_PYTHON="$T/fake-python" $REMAT replay $G "$T/tc.json" --backend to
 expect_rc 0 "torch replay document with outside bytes"
 expect_out "^outside   34603008 \(33\.0 MiB\) allocated before the run, no value of the graph" "the bytes outside the graph are named, not counted"
 expect_out "^measured  peak [0-9]+ .*\+0\.[0-9]+% vs simulated" "the measured peak as written"
+# calibrate: a replay's excess over the simulation at a step becomes its
+# node's workspace (less the median excess every step carries), and the
+# plan's peak on the calibrated graph is the measured one
+G=samples/models/resnet18.json
+$REMAT solve $G -s noremat -o "$T/n.json" 2>/dev/null
+$REMAT replay $G "$T/n.json" --scale 1 -o "$T/n.cpu.json" >/dev/null 2>&1
+python3 - "$T/n.cpu.json" "$T/n.gpu.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t, s in enumerate(r["steps"]):
+    s["measured"] = s["simulated"] + (3 << 20) + ((50 << 20) if t == 5 else 0)
+r["measured_peak"] = max(s["measured"] for s in r["steps"])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+run $REMAT calibrate $G "$T/n.json" "$T/n.gpu.json" -o "$T/cal.json"
+expect_rc 0 "calibrate"
+expect_err "^remat: calibrate: 1 node given workspace \(largest 50\.0 MiB, '[^']+'\), above the 3\.00 MiB every step measured" "calibrate: says what it gave"
+python3 - $G "$T/n.json" "$T/cal.json" <<'PY' || fail "calibrate: the workspace of step 5's node"
+import json, sys
+g, p, c = (json.load(open(f)) for f in sys.argv[1:])
+v = p["schedule"][5]
+ws = {n["id"]: n.get("workspace", 0) for n in c["nodes"]}
+assert ws[v] == 50 << 20 and sum(ws.values()) == 50 << 20, (v, ws[v])
+assert [n["id"] for n in g["nodes"]] == [n["id"] for n in c["nodes"]]
+PY
+run $REMAT simulate "$T/cal.json" "$T/n.json"
+expect_rc 0 "the plan on the calibrated graph"
+peak=$(python3 -c "import json; r = json.load(open('$T/n.gpu.json')); print(r['measured_peak'] - (3 << 20))")
+grep -q "^peak      $peak " "$T/out" || fail "calibrated peak: expected $peak (measured less the median), got: $(grep ^peak "$T/out")"
+# a replay of another plan is refused, and -o keeps what it held
+$REMAT solve $G -b 70% -s greedy -o "$T/g70.json" 2>/dev/null
+echo kept >"$T/cal2.json"
+run $REMAT calibrate $G "$T/g70.json" "$T/n.gpu.json" -o "$T/cal2.json"
+expect_rc 1 "calibrate: a replay of another plan"
+expect_err "n\.gpu\.json: the replay has [0-9]+ steps, the plan [0-9]+: it is a replay of another plan" "calibrate: another plan, says so"
+expect_one_line_err "calibrate: another plan"
+[ "$(cat "$T/cal2.json")" = kept ] || fail "calibrate: a refused replay changed the output file"
 BIN=$(dirname "$REMAT")
 if [ -x "$BIN/remat-cuda" ]; then
     run $REMAT replay samples/kumar_fig1.json "$T/p.json" --backend cuda --fit 10
