@@ -37,7 +37,8 @@ than the recipe's.
 The same module holds what the torch replay (tools/replay_torch.py) shares:
 the hold intervals and simulated curve of a schedule (docs/semantics.md), the
 graph-against-trace check, the reseeding dispatch mode, and the live-storage
-measurement. Runs on Debian's python3 with python3-torch (torch 1.13).
+measurement. Runs on Debian's python3 with python3-torch (torch 1.13), and on torch 2
+(docs/models.md).
 """
 import json
 import operator

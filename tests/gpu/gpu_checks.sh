@@ -14,7 +14,9 @@
 #    here by tools/export_torch.py (the graph must come from this torch, so
 #    that the replay's own trace matches it), solved by remat, replayed with
 #    the model's operators (`remat replay --backend torch`) and trained
-#    (tools/train_with_plan.py --device cuda).
+#    (tools/train_with_plan.py --device cuda); then the replay's workspaces
+#    written into the graph (remat calibrate), a plan for the same bytes on
+#    it, and that plan replayed.
 # Each check is one line "ok NAME" or "FAIL NAME (rc N)" with the tail of its
 # log; the exit status is the number of failed checks. The checks are not
 # part of `make test` (CI has no GPU).
@@ -91,6 +93,15 @@ while read -r model batch budget; do
         -o "$W/$n.torch.json"
     TAIL=5 check train_$n 240 python3 tools/train_with_plan.py "$W/$n.json" "$W/$n.plan.json" \
         --steps 6 --device cuda -o "$W/$n.train.json"
+    # calibrated: the replay's workspaces into the graph, a plan for the
+    # same bytes on it, replayed: its measured peak should be its simulated one
+    b=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['budget'])" "$W/$n.plan.json")
+    check calibrate_$n 60 "$R" calibrate "$W/$n.json" "$W/$n.plan.json" "$W/$n.torch.json" \
+        -o "$W/$n.cal.json" &&
+        check solve_cal_$n 90 "$R" solve "$W/$n.cal.json" --budget "$b" -O time_limit=8 \
+            -o "$W/$n.cal.plan.json" &&
+        check torch_cal_$n 240 "$R" replay "$W/$n.cal.json" "$W/$n.cal.plan.json" --backend torch \
+            -o "$W/$n.cal.torch.json"
     # the same with ATen's kernels on both sides: whether a gradient
     # difference is cuDNN's batch norm against ATen's (docs/gpu.md)
     grep -q '"match":false' "$W/$n.torch.json" 2>/dev/null &&
