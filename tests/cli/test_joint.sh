@@ -139,6 +139,43 @@ expect_rc 1 "untraceable module"
 expect_err "^export_torch: cannot trace .*mine.py:Dyn: data-dependent control flow \(a tensor's value read in Python, aten._local_scalar_dense.default\) at mine.py:11 in forward: \`if x.sum\(\) > 0:\`$" "names the construct and the line"
 expect_one_line_err "untraceable module"
 
+# ---- torch 2's joint graph read as torch 1.13's ----------------------------
+# torch 2 returns each updated input ahead of the loss; Debian's torch 1.13
+# cannot trace that, so hand-made graphs: num_batches_tracked's increment
+# is dropped, any other updated input is refused, naming it, and a graph
+# that returns the loss alone is left as it is
+$PY - <<'PY' || fail "torch 2's updated inputs"
+import sys
+sys.path.insert(0, "tools")
+import torch, torch.fx as fx, torch_joint
+aten = torch.ops.aten
+
+def joint(update):
+    g = fx.Graph()
+    w, nbt, x = (g.placeholder("primals_%d" % i) for i in (1, 2, 3))
+    t = g.placeholder("tangents_1")
+    upd = [update(g, w, nbt)] if update else []
+    mm = g.call_function(aten.mm.default, (x, w))
+    loss = g.call_function(aten.sum.default, (mm,))
+    gw = g.call_function(aten.mul.Tensor, (x, t))
+    g.output(tuple(upd) + (loss, gw, None, None))
+    return fx.GraphModule(torch.nn.Module(), g), loss.name
+
+names = ["param:w", "buffer:bn.num_batches_tracked", "input"]
+for update in (None, lambda g, w, nbt: g.call_function(aten.add.Tensor, (nbt, 1))):
+    gm, loss = joint(update)
+    torch_joint._as_in_place(gm, names)
+    outs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+    assert len(outs) == 1 + len(names) and outs[0].name == loss, outs
+    assert not [n for n in gm.graph.nodes if n.target is aten.add.Tensor], "the increment stayed"
+gm, _ = joint(lambda g, w, nbt: g.call_function(aten.mul.Tensor, (w, 2)))
+try:
+    torch_joint._as_in_place(gm, names)
+    sys.exit("an update of a parameter was not refused")
+except torch_joint.Refused as ex:
+    assert "updates an input by mul" in str(ex), str(ex)
+PY
+
 # ---- torch replay --------------------------------------------------------
 # replay PLANFILE WHAT: gradients match, measured peak within 5 % of simulated
 replay() {
