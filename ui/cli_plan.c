@@ -317,7 +317,8 @@ int cmd_calibrate(Args *a)
     Replay r;
     replay_init(&r);
     char *text = file_read_all(a->pos[2], &len, &e);
-    int64_t *extra = xcalloc((size_t)g->n, sizeof *extra), floor_b = 0;
+    int64_t *extra = xcalloc((size_t)g->n, sizeof *extra);
+    int64_t floor_b = 0;
     Graph *c = NULL;
     int given = -1;
     if (!text || replay_from_json(&r, text, len, a->pos[2], &e)) {
