@@ -230,32 +230,6 @@ def main():
             worst = max(worst, d)
             if d > LOSS_RTOL:
                 match = False
-    # lockstep: every step starts the other runs from the planned model's
-    # parameters and buffers, so that a loss or buffer compares one step and
-    # not a trajectory (the sum of the outputs has no minimum: resnet50's
-    # loss reached -1e15 in 6 steps, and float32's differences grow with it)
-    state = model.state_dict()
-    buf_worst, buf_match = 0.0, None if a.no_eager else True
-    torch.manual_seed(a.seed)
-    for i, x in enumerate(data):
-        seed = remat_torch.step_seed()
-        for r in runs[1:]:
-            r.model.load_state_dict(state)
-        for r in runs:
-            r(i, x, seed)
-        if a.no_eager:
-            continue
-        # the buffers after the step (batch norm's running statistics and
-        # step count): a plan that ran a batch norm again must not have
-        # updated them twice
-        for (name, b), (_, be) in zip(model.named_buffers(), runs[1].model.named_buffers()):
-            if b.dtype.is_floating_point:
-                d = float((b - be).abs().max()) if b.numel() else 0.0
-                buf_worst = max(buf_worst, d)
-                if d > LOSS_RTOL * max(float(be.abs().max()) if be.numel() else 0.0, 1.0):
-                    buf_match = False
-            elif not torch.equal(b, be):
-                buf_match = False
 
     def per_step(s):
         rest = s[1:] if len(s) > 1 else s
