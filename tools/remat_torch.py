@@ -419,12 +419,11 @@ class Program:
     recomputed dropout then draws another mask). probe: called as
     probe(t, locals()) after step t ran, before anything is freed (the
     step's whole output is still held, further outputs it drops included),
-    probe(None, None) as each step begins, after what the step before
-    freed is gone, and probe(-1, None) before the first step: the torch
-    replay's measurement. The probe must clear the dict locals() gave it:
-    before Python 3.13 that dict is the frame's own and keeps every value
-    in it alive until the next call (a CUDA peak over the next step counted
-    the values the step before had freed)."""
+    and probe(None, None) as each step begins, after what the step before
+    freed is gone: the torch replay's measurement. The probe must clear
+    the dict locals() gave it: before Python 3.13 that dict is the frame's
+    own and keeps every value in it alive until the next call (a CUDA peak
+    over the next step counted the values the step before had freed)."""
 
     def __init__(self, gm, names, joint, sched, device, reseed=True, probe=None):
         self.device = device
@@ -525,8 +524,6 @@ class Program:
                 (o.target is aten.native_batch_norm.default and o.args[5] is True)
 
         fwd, bwd = _Code(env), _Code(env)
-        if probe is not None:
-            fwd.lines.append("P(-1, None)")
         code = fwd
         self.line_step = {}
         self.transients = {}

@@ -111,7 +111,7 @@ class Probe:
     def __call__(self, t, local):
         if self.cuda:
             torch.cuda.synchronize()
-        if t is None or t < 0:  # a step begins (what the one before freed is gone)
+        if t is None:  # a step begins (what the one before freed is gone)
             if self.cuda:
                 torch.cuda.reset_peak_memory_stats()
             self.last = time.perf_counter()

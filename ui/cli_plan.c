@@ -171,10 +171,8 @@ static int replay_torch(const Args *a)
         status = EXIT_FAIL;
         goto out;
     }
-    size_t len;
-    char *text = file_read_all(outp, &len, &e);
     Replay r;
-    if (!text || replay_from_json(&r, text, len, outp, &e)) {
+    if (replay_load(&r, outp, &e)) {
         status = cli_fail(&e);
     } else {
         print_replay(&r);
@@ -189,7 +187,6 @@ static int replay_torch(const Args *a)
         }
         replay_done(&r);
     }
-    free(text);
 out:
     if (!a->out && outp == tmp)
         unlink(tmp);
@@ -240,16 +237,13 @@ int cmd_replay(Args *a)
         }
         status = run_cuda(a, outp);
         if (status == EXIT_OK) {
-            size_t len;
-            char *text = file_read_all(outp, &len, &e);
             Replay r;
-            if (!text || replay_from_json(&r, text, len, outp, &e))
+            if (replay_load(&r, outp, &e))
                 status = cli_fail(&e);
             else {
                 print_replay(&r);
                 replay_done(&r);
             }
-            free(text);
         }
         if (!a->out)
             unlink(tmp);
@@ -313,15 +307,13 @@ int cmd_calibrate(Args *a)
         return status;
     Err e;
     err_clear(&e);
-    size_t len;
     Replay r;
-    replay_init(&r);
-    char *text = file_read_all(a->pos[2], &len, &e);
+    int rc_load = replay_load(&r, a->pos[2], &e);
     int64_t *extra = xcalloc((size_t)g->n, sizeof *extra);
     int64_t floor_b = 0;
     Graph *c = NULL;
     int given = -1;
-    if (!text || replay_from_json(&r, text, len, a->pos[2], &e)) {
+    if (rc_load) {
         status = cli_fail(&e);
         goto out;
     }
@@ -364,7 +356,6 @@ int cmd_calibrate(Args *a)
 out:
     graph_free(c);
     free(extra);
-    free(text);
     replay_done(&r);
     plan_done(&p);
     graph_free(g);

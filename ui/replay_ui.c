@@ -69,13 +69,7 @@ static int failed_with(ReplayTask *x, const char *prefix, const char *none)
 /* The measured curve a replay program wrote. */
 static int read_measured(ReplayTask *x)
 {
-    size_t len;
-    char *text = file_read_all(x->out, &len, &x->err);
-    if (!text)
-        return x->err.code;
-    int rc = replay_from_json(&x->r, text, len, x->out, &x->err);
-    free(text);
-    return rc;
+    return replay_load(&x->r, x->out, &x->err);
 }
 
 static void replay_run(void *arg, TaskCtx *cx)

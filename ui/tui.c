@@ -359,17 +359,12 @@ static int load_files(Tui *t, const char *plan_path, const char *replay_path)
         have_plan = 1;
     }
     if (replay_path) {
-        size_t len;
-        char *text = file_read_all(replay_path, &len, &e);
         Replay r;
-        replay_init(&r);
-        if (!text || replay_from_json(&r, text, len, replay_path, &e)) {
+        if (replay_load(&r, replay_path, &e)) {
             fprintf(stderr, "remat: %s\n", e.msg);
-            free(text);
             plan_done(&p);
             return -1;
         }
-        free(text);
         if (have_plan && r.T != p.T) {
             fprintf(stderr, "remat: %s: %d steps, but the plan %s has %d\n", replay_path, r.T, plan_path, p.T);
             replay_done(&r);

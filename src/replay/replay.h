@@ -68,5 +68,7 @@ double replay_cost_correlation(const Replay *r, const Graph *g, const Plan *plan
 char *replay_to_json(const Replay *r, const Graph *g, const Plan *plan);
 /* Read a remat-replay document written for this plan's length. */
 int replay_from_json(Replay *r, const char *text, size_t len, const char *fname, Err *e);
+/* replay_from_json of the file at path (r initialized whatever happens). */
+int replay_load(Replay *r, const char *path, Err *e);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/base/fileio.h"
 #include "src/graph/json_util.h"
 #include "src/plan/sim.h"
 #include "src/base/xalloc.h"
@@ -383,5 +384,17 @@ out:
     cJSON_Delete(root);
     if (rc)
         replay_done(r);
+    return rc;
+}
+
+int replay_load(Replay *r, const char *path, Err *e)
+{
+    replay_init(r);
+    size_t len;
+    char *text = file_read_all(path, &len, e);
+    if (!text)
+        return e->code;
+    int rc = replay_from_json(r, text, len, path, e);
+    free(text);
     return rc;
 }
