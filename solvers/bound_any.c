@@ -60,13 +60,33 @@ typedef struct {
     unsigned char *need;        /* some output needs the node */
     /* per X, rebuilt: */
     unsigned char *anc, *desc, *want, *atx;
+    /* a window (two_points): the ancestors of its end X2, whose first runs
+     * all come before X2's; win 0: none */
+    unsigned char *anc2;
+    int win, x2;
+    int *pos;                   /* node -> its index in order */
     int *vid;                   /* ancestor -> its index in the network (-1: none) */
     int m;                      /* ancestors numbered */
     double cscale, sscale;      /* costs / cscale and bytes / sscale are about 1 */
 } Ctx;
 
+/* 1 when v is in X's network: an ancestor of X, or a needed node that is
+ * neither an ancestor nor a descendant (incomparable: it may run before
+ * tau or after it, at no extra cost either way). An incomparable value a
+ * descendant reads is held across tau or runs after it, and then its
+ * inputs must be there after tau in turn: a ResNet's shortcut branch in
+ * the backward pass reads the block's output gradient, an ancestor of the
+ * main branch's steps, so at the main branch's first step that gradient
+ * (or what the shortcut made of it) is held, or the backward above it
+ * runs again (regnet_y_400mf at 25 %). */
+static inline int in_net(const Ctx *c, int v)
+{
+    return c->anc[v] || (!c->desc[v] && c->need[v] && c->g->nodes[v].phase != PHASE_INPUT);
+}
+
 /* Ancestors (anc), needed descendants (desc) of X, the ancestors wanted
- * after tau (want: read by a needed descendant, or an output), those read
+ * after tau (want: read by a needed descendant, or an output; in a window,
+ * read by a descendant that is X2 or one of its ancestors), those read
  * by X itself (atx), the ancestors' numbering in the network (vid, m);
  * the bytes at tau without H into *base, and those of the wanted
  * ancestors that X does not read into *wanted. */
@@ -104,26 +124,28 @@ static void mark(Ctx *c, int X, int64_t *base, double *wanted)
     }
     *wanted = 0;
     for (int v = 0; v < g->n; v++) {
-        if (c->anc[v] && g->is_output[v])
+        /* in a window only what runs inside it reads: outputs are held
+         * to the end, which lies past it */
+        if (!c->win && in_net(c, v) && g->is_output[v])
             c->want[v] = 1;
-        if (v == X || !c->desc[v] || !c->need[v])
+        if (v == X || !c->desc[v] || !c->need[v] || (c->win && !c->anc2[v] && v != c->x2))
             continue;
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (c->anc[g->in_idx[k]])
+            if (in_net(c, g->in_idx[k]))
                 c->want[g->in_idx[k]] = 1;
     }
     c->m = 0;
     for (int v = 0; v < g->n; v++) {
-        if (c->want[v] && !c->atx[v])
+        if (c->want[v] && c->anc[v] && !c->atx[v])
             *wanted += (double)g->nodes[v].size;
-        c->vid[v] = c->anc[v] ? c->m++ : -1;
+        c->vid[v] = in_net(c, v) ? c->m++ : -1;
     }
 }
 
 /* min over (H, R) of cost(R) + lambda bytes(H), scaled, for the marked X:
  * the flow's value into the return, the held bytes of the cut (the slope)
  * into *held. Vertices: 2i "u available after tau", 2i+1 "u made again". */
-static double closure(Ctx *c, double lambda, double *held)
+static double closure(Ctx *c, double lambda, double cap, double *held)
 {
     const Graph *g = c->g;
     int S = 2 * c->m, T = 2 * c->m + 1;
@@ -134,8 +156,10 @@ static double closure(Ctx *c, double lambda, double *held)
         if (a < 0)
             continue;
         int av = 2 * a, rv = 2 * a + 1;
+        /* made after tau: a rerun of an ancestor, an incomparable node's
+         * first run (nothing extra) */
         double s = (double)g->nodes[v].size / c->sscale, wa = c->atx[v] ? 0 : lambda * s;
-        double wr = g->nodes[v].cost / c->cscale - wa;
+        double wr = (c->anc[v] ? g->nodes[v].cost / c->cscale : 0) - wa;
         if (c->want[v] || c->atx[v])
             maxflow_edge(f, S, av, MAXFLOW_INF);
         if (wa > 0)
@@ -149,6 +173,13 @@ static double closure(Ctx *c, double lambda, double *held)
             maxflow_edge(f, S, rv, -wr);
         }
         maxflow_edge(f, rv, av, MAXFLOW_INF);
+        /* a value larger than all the room at tau is never held across
+         * it: there, available means made after tau. The Lagrangian alone
+         * would hold it in part, paying only for the bytes over the room
+         * (a 294 MiB gradient 19 MiB over it counted a fifteenth of the
+         * backward pass it takes to make it again) */
+        if (!c->atx[v] && s > cap)
+            maxflow_edge(f, av, rv, MAXFLOW_INF);
         for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
             if (c->vid[g->in_idx[k]] >= 0)
                 maxflow_edge(f, rv, 2 * c->vid[g->in_idx[k]], MAXFLOW_INF);
@@ -170,7 +201,7 @@ static double at_x(Ctx *c, double cap, double end, Progress *p)
     double lo = -40, hi = 40, best = 0;
     for (int it = 0; it < LAMBDA_STEPS && clock_now() < end && !progress_cancelled(p); it++) {
         double mid = (lo + hi) / 2, lambda = ldexp(1.0, (int)floor(mid)) * exp2(mid - floor(mid)), held;
-        double v = closure(c, lambda, &held) - lambda * cap;
+        double v = closure(c, lambda, cap, &held) - lambda * cap;
         if (v > best)
             best = v;
         /* the slope at lambda is held - cap: more held than fits wants a
@@ -198,6 +229,100 @@ static int more_over(const void *a, const void *b)
     return x->over > y->over ? -1 : x->over < y->over ? 1 : x->x - y->x;
 }
 
+/* Two points: X1 and a descendant X2 of it, first run at tau1 < tau2.
+ * The runs of X1's ancestors strictly between the two (reruns all) and
+ * those of X2's ancestors after tau2 (reruns all) are different runs, so
+ * their least costs add up: the second is X2's bound alone; the first is
+ * X1's bound with only what runs inside the window wanted (the nodes that
+ * descend from X1 and lead to X2, and X2: their first runs lie between),
+ * each made there (a rerun, or an incomparable node's run) from what was
+ * held across tau1 or made there too. One point sees only its own step:
+ * where the budget is tightest early in the backward pass and again late
+ * in it (a ResNet's stem, whose shortcut gradient cannot be held across
+ * the main branch's batch norm), the reruns each forces are counted both.
+ * Tries the MOST_X1 best single points as X1 with the MOST_X2 best of
+ * their descendants as X2 (val[0..n): the single bounds of pr's first n,
+ * 0 where none), while time is left; the best sum, 0 when none. */
+#define MOST_X1 3
+#define MOST_X2 8
+
+typedef struct {
+    double v;
+    int i;
+} Ranked;
+
+static int more_value(const void *a, const void *b)
+{
+    const Ranked *x = a, *y = b;
+    return x->v > y->v ? -1 : x->v < y->v ? 1 : x->i - y->i;
+}
+
+static double two_points(Ctx *c, int64_t budget, const Pressure *pr, const double *val, int n, double end,
+                         Progress *p, int *node)
+{
+    const Graph *g = c->g;
+    Ranked *rk = xmallocarray((size_t)n + 1, sizeof *rk);
+    int *rank = xmallocarray((size_t)n + 1, sizeof *rank), *x2s = xmallocarray((size_t)n + 1, sizeof *x2s);
+    for (int i = 0; i < n; i++)
+        rk[i] = (Ranked){val[i], i};
+    qsort(rk, (size_t)n, sizeof *rk, more_value);
+    for (int i = 0; i < n; i++)
+        rank[i] = rk[i].i;
+    free(rk);
+    double best = 0;
+    for (int a = 0; a < n && a < MOST_X1 && val[rank[a]] > 0; a++) {
+        int X1 = pr[rank[a]].x, n2 = 0;
+        int64_t base;
+        double wanted;
+        mark(c, X1, &base, &wanted);
+        /* X2 spread over the order after X1: the best single point in each
+         * of MOST_X2 stretches (an X2 just after X1 leaves a window with
+         * little in it; a late one, little after it) */
+        int best_in[MOST_X2];
+        for (int k = 0; k < MOST_X2; k++)
+            best_in[k] = -1;
+        int span = c->nx - c->pos[X1] - 1;
+        for (int b = 0; b < n; b++) {
+            int x = pr[rank[b]].x;
+            if (val[rank[b]] <= 0 || !c->desc[x] || x == X1)
+                continue;
+            int k = (int)((int64_t)(c->pos[x] - c->pos[X1] - 1) * MOST_X2 / (span > 0 ? span : 1));
+            if (best_in[k] < 0)
+                best_in[k] = rank[b];   /* rank is by value: the first is the best */
+        }
+        for (int k = MOST_X2 - 1; k >= 0; k--)
+            if (best_in[k] >= 0)
+                x2s[n2++] = best_in[k];
+        for (int b = 0; b < n2 && clock_now() < end && !progress_cancelled(p); b++) {
+            int X2 = pr[x2s[b]].x;
+            /* X2's ancestors: the window's end */
+            memset(c->anc2, 0, (size_t)g->n);
+            c->anc2[X2] = 1;
+            for (int i = c->nx - 1; i >= 0; i--) {
+                int v = c->order[i];
+                if (!c->anc2[v])
+                    continue;
+                for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+                    c->anc2[g->in_idx[k]] = 1;
+            }
+            c->anc2[X2] = 0;
+            c->win = 1;
+            c->x2 = X2;
+            mark(c, X1, &base, &wanted);
+            double v = at_x(c, (double)(budget - base) / c->sscale, end, p) + val[x2s[b]];
+            c->win = 0;
+            if (v > best) {
+                best = v;
+                if (node)
+                    *node = X2;
+            }
+        }
+    }
+    free(rank);
+    free(x2s);
+    return best;
+}
+
 int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, double *lb, int *node, int *whole,
                    Err *e)
 {
@@ -213,11 +338,15 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
         return err_set(e, ERR_LIMIT, "no bound over every order on %d running nodes (at most %d)",
                        graph_running_nodes(g), ANY_MAX_NODES);
     c.order = sim_baseline_order(g, &c.nx);
+    c.pos = xmallocarray(n + 1, sizeof *c.pos);
+    for (int i = 0; i < c.nx; i++)
+        c.pos[c.order[i]] = i;
     c.need = xcalloc(n + 1, 1);
     c.anc = xcalloc(n + 1, 1);
     c.desc = xcalloc(n + 1, 1);
     c.want = xcalloc(n + 1, 1);
     c.atx = xcalloc(n + 1, 1);
+    c.anc2 = xcalloc(n + 1, 1);
     c.vid = xmallocarray(n + 1, sizeof *c.vid);
     for (int i = 0; i < g->n_outputs; i++)
         c.need[g->outputs[i]] = 1;
@@ -263,9 +392,12 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
     qsort(pr, (size_t)np, sizeof *pr, more_over);
     /* the first X always (its lambda search whole: a few dozen cuts),
      * the rest while time is left */
-    double best = 0;
+    double best = 0, *val = xcalloc((size_t)np + 1, sizeof *val);
     int i = 0;
-    for (; i < np && rc == ERR_OK && (i == 0 || clock_now() < end); i++) {
+    /* half the time for single points (the first always), the rest for
+     * pairs of them */
+    double mid = clock_now() + (end - clock_now()) / 2;
+    for (; i < np && rc == ERR_OK && (i == 0 || clock_now() < mid); i++) {
         if (progress_cancelled(p)) {
             rc = err_set(e, ERR_CANCELLED, "bound: cancelled");
             break;
@@ -274,14 +406,24 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
         double wanted;
         mark(&c, pr[i].x, &base, &wanted);
         double v = at_x(&c, (double)(budget - base) / c.sscale, i == 0 ? INFINITY : end, p);
+        val[i] = v;
         if (v > best) {
             best = v;
             if (node)
                 *node = pr[i].x;
         }
     }
+    int all = i == np;
+    if (rc == ERR_OK) {
+        double two = two_points(&c, budget, pr, val, i, end, p, node);
+        if (two > best)
+            best = two;
+        if (progress_cancelled(p))
+            rc = err_set(e, ERR_CANCELLED, "bound: cancelled");
+    }
     if (whole)
-        *whole = rc == ERR_OK && i == np && clock_now() < end;
+        *whole = rc == ERR_OK && all && clock_now() < end;
+    free(val);
     /* rounding in the flow, on the safe side; with whole costs every
      * schedule's extra cost is whole too, so the bound rounds up (the
      * Lagrangian holds values in part: a 4-byte value with 3 bytes free
@@ -299,6 +441,8 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
     free(c.desc);
     free(c.want);
     free(c.atx);
+    free(c.anc2);
+    free(c.pos);
     free(c.vid);
     return rc;
 }

@@ -80,11 +80,13 @@ int64_t bound_min_peak(const Graph *g, int *node);
 /* A lower bound on the cost of every valid schedule whose peak is within
  * budget, in any order (solvers/bound_any.c says how): the cost of the
  * nodes some output needs, plus what must run again after the first run
- * of some node X, as a minimum cut. *node (may be NULL) gets that X (-1:
- * nothing must run again, *lb is the needed nodes' cost). The search
- * tries the most promising X first and stops after `seconds` (the first X
- * always); whatever it found by then is a bound, and *whole (may be NULL)
- * says whether every X was tried. Not cached (bound_cover folds it in,
+ * of some node X, as a minimum cut, or the sum of what must run again
+ * between the first runs of two nodes X1 and X2 and after X2's. *node
+ * (may be NULL) gets that X (of a pair, X2; -1: nothing must run again,
+ * *lb is the needed nodes' cost). The search tries the most promising X
+ * first for half of `seconds` (the first X always), then pairs of the best
+ * until `seconds`; whatever it found by then is a bound, and *whole (may
+ * be NULL) says whether every X and the pairs were tried. Not cached (bound_cover folds it in,
  * cached). ERR_OK with *lb; ERR_OVER_BUDGET when some node cannot run
  * within the budget at all (message names it); ERR_LIMIT past 20,000
  * running nodes (the ranking of the X is quadratic); ERR_CANCELLED. */
