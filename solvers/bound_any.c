@@ -28,13 +28,22 @@
  * value, not the cut's, is used: a feasible flow never exceeds the least
  * closure, so rounding in the flow errs low.
  *
- * Measured (bench_paper's graphs at 25 %, unit costs): vit_b_16 +22.49 %
- * (rounded up to whole reruns) against +22.39 % for the graph's order
- * alone, opt_6_7b +22.23 % against auto's +22.9 %; over both budgets, the
- * 45 cells met, +8.95 % (docs/benchmarks.md); the X that gives most is
- * early in the backward pass
- * (a softmax's or gelu's gradient: the activations still needed then are
- * most of them).
+ * Three things make it stronger than that alone. Nodes neither ancestor
+ * nor descendant of X join the network (in_net): what a descendant reads
+ * of them is held across tau or made after it, from inputs there in turn.
+ * A value larger than all the room at tau is never held across it (the
+ * Lagrangian alone holds it in part). And two points add up (two_points):
+ * the reruns between the first runs of X1 and of a descendant X2, and
+ * those after X2's.
+ *
+ * Measured (bench_paper --any-only, docs/benchmarks.md): over both
+ * budgets, the 45 cells met, unit costs +8.95 % before those three,
+ * +9.28 % with them (FLOP costs +4.59 -> +4.88 %); regnet_y_400mf at 25 %
+ * +8.85 -> +12.56 % (auto's plan +15.4 %), mobilenet_v3_large +8.46 ->
+ * +10.71 % (+11.4 %); gpt2 and gpt_neo_2_7b at 25 % are now proven
+ * optimal. The single X that gives most is early in the backward pass (a
+ * softmax's or gelu's gradient: the activations still needed then are most
+ * of them).
  */
 #include "src/plan/bound.h"
 
