@@ -93,6 +93,18 @@ static inline int in_net(const Ctx *c, int v)
     return c->anc[v] || (!c->desc[v] && c->need[v] && c->g->nodes[v].phase != PHASE_INPUT);
 }
 
+/* The bytes at X's step whatever is held: the resident inputs, X's value,
+ * workspace and inputs (mark's *base). */
+static int64_t base_of(const Ctx *c, int X)
+{
+    const Graph *g = c->g;
+    int64_t b = g->input_bytes + g->nodes[X].size + g->nodes[X].workspace;
+    for (int k = g->in_off[X]; k < g->in_off[X + 1]; k++)
+        if (g->nodes[g->in_idx[k]].phase != PHASE_INPUT)
+            b += g->nodes[g->in_idx[k]].size;
+    return b;
+}
+
 /* Ancestors (anc), needed descendants (desc) of X, the ancestors wanted
  * after tau (want: read by a needed descendant, or an output; in a window,
  * read by a descendant that is X2 or one of its ancestors), those read
@@ -251,7 +263,9 @@ static int more_over(const void *a, const void *b)
  * the main branch's batch norm), the reruns each forces are counted both.
  * Tries the MOST_X1 best single points as X1 with the MOST_X2 best of
  * their descendants as X2 (val[0..n): the single bounds of pr's first n,
- * 0 where none), while time is left; the best sum, 0 when none. */
+ * 0 where none), the first pair always (the best X1 and the latest X2:
+ * regnet_y_400mf's pair) and the rest while time is left; best: the
+ * single points' best, returned raised to the best sum (*node: its X2). */
 #define MOST_X1 3
 #define MOST_X2 8
 
@@ -266,44 +280,59 @@ static int more_value(const void *a, const void *b)
     return x->v > y->v ? -1 : x->v < y->v ? 1 : x->i - y->i;
 }
 
-static double two_points(Ctx *c, int64_t budget, const Pressure *pr, const double *val, int n, double end,
-                         Progress *p, int *node)
+static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val, int done, int np, double best,
+                         double end, Progress *p, int *node)
 {
     const Graph *g = c->g;
+    int n = done;
     Ranked *rk = xmallocarray((size_t)n + 1, sizeof *rk);
-    int *rank = xmallocarray((size_t)n + 1, sizeof *rank), *x2s = xmallocarray((size_t)n + 1, sizeof *x2s);
+    int *rank = xmallocarray((size_t)n + 1, sizeof *rank), *x2s = xmallocarray(MOST_X2, sizeof *x2s);
     for (int i = 0; i < n; i++)
         rk[i] = (Ranked){val[i], i};
     qsort(rk, (size_t)n, sizeof *rk, more_value);
     for (int i = 0; i < n; i++)
         rank[i] = rk[i].i;
     free(rk);
-    double best = 0;
+    int tried = 0;  /* pairs tried: the first always, as the first single X */
     for (int a = 0; a < n && a < MOST_X1 && val[rank[a]] > 0; a++) {
         int X1 = pr[rank[a]].x, n2 = 0;
         int64_t base;
         double wanted;
         mark(c, X1, &base, &wanted);
-        /* X2 spread over the order after X1: the best single point in each
-         * of MOST_X2 stretches (an X2 just after X1 leaves a window with
-         * little in it; a late one, little after it) */
+        /* X2 spread over the order after X1: in each of MOST_X2 stretches
+         * the best single point tried, else the one under most pressure
+         * not tried yet (an X2 just after X1 leaves a window with little
+         * in it; a late one, little after it) */
         int best_in[MOST_X2];
+        int64_t room[MOST_X2];
         for (int k = 0; k < MOST_X2; k++)
             best_in[k] = -1;
         int span = c->nx - c->pos[X1] - 1;
-        for (int b = 0; b < n; b++) {
-            int x = pr[rank[b]].x;
-            if (val[rank[b]] <= 0 || !c->desc[x] || x == X1)
+        span = span > 0 ? span : 1;
+        for (int b = 0; b < np; b++) {
+            int j = b < n ? rank[b] : b;
+            int x = pr[j].x;
+            if ((j < done && val[j] <= 0) || !c->desc[x] || x == X1)
                 continue;
-            int k = (int)((int64_t)(c->pos[x] - c->pos[X1] - 1) * MOST_X2 / (span > 0 ? span : 1));
-            if (best_in[k] < 0)
-                best_in[k] = rank[b];   /* rank is by value: the first is the best */
+            int k = (int)((int64_t)(c->pos[x] - c->pos[X1] - 1) * MOST_X2 / span);
+            /* tried: the first by value; not tried: the one that leaves
+             * least room at its step (the stem's batch-norm backward) */
+            int64_t r = budget - base_of(c, x);
+            if (best_in[k] < 0 || (j >= done && best_in[k] >= done && r < room[k])) {
+                best_in[k] = j;
+                room[k] = r;
+            }
         }
         for (int k = MOST_X2 - 1; k >= 0; k--)
             if (best_in[k] >= 0)
                 x2s[n2++] = best_in[k];
-        for (int b = 0; b < n2 && clock_now() < end && !progress_cancelled(p); b++) {
-            int X2 = pr[x2s[b]].x;
+        for (int b = 0; b < n2 && (tried == 0 || clock_now() < end) && !progress_cancelled(p); b++, tried++) {
+            int j = x2s[b], X2 = pr[j].x;
+            double until = tried == 0 ? INFINITY : end;
+            if (j >= done) {    /* X2's own bound, not tried yet */
+                mark(c, X2, &base, &wanted);
+                val[j] = at_x(c, (double)(budget - base) / c->sscale, until, p);
+            }
             /* X2's ancestors: the window's end */
             memset(c->anc2, 0, (size_t)g->n);
             c->anc2[X2] = 1;
@@ -318,7 +347,7 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, const doubl
             c->win = 1;
             c->x2 = X2;
             mark(c, X1, &base, &wanted);
-            double v = at_x(c, (double)(budget - base) / c->sscale, end, p) + val[x2s[b]];
+            double v = at_x(c, (double)(budget - base) / c->sscale, until, p) + val[j];
             c->win = 0;
             if (v > best) {
                 best = v;
@@ -424,9 +453,7 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
     }
     int all = i == np;
     if (rc == ERR_OK) {
-        double two = two_points(&c, budget, pr, val, i, end, p, node);
-        if (two > best)
-            best = two;
+        best = two_points(&c, budget, pr, val, i, np, best, end, p, node);
         if (progress_cancelled(p))
             rc = err_set(e, ERR_CANCELLED, "bound: cancelled");
     }
