@@ -261,11 +261,13 @@ static int more_over(const void *a, const void *b)
  * where the budget is tightest early in the backward pass and again late
  * in it (a ResNet's stem, whose shortcut gradient cannot be held across
  * the main branch's batch norm), the reruns each forces are counted both.
- * Tries the MOST_X1 best single points as X1 with the MOST_X2 best of
- * their descendants as X2 (val[0..n): the single bounds of pr's first n,
- * 0 where none), the first pair always (the best X1 and the latest X2:
- * regnet_y_400mf's pair) and the rest while time is left; best: the
- * single points' best, returned raised to the best sum (*node: its X2). */
+ * Tries the MOST_X1 best single points as X1, each with up to MOST_X2 of
+ * its descendants as X2, one from each stretch of the order after it
+ * (val[0..np): the single bounds of pr, those of the first `done` tried;
+ * an X2 not tried yet gets its own then), the first pair always (the best
+ * X1 and the latest X2: regnet_y_400mf's pair) and the rest while time is
+ * left; best: the single points' best, returned raised to the best sum
+ * (*node: its X2). */
 #define MOST_X1 3
 #define MOST_X2 8
 
@@ -300,9 +302,9 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
         double wanted;
         mark(c, X1, &base, &wanted);
         /* X2 spread over the order after X1: in each of MOST_X2 stretches
-         * the best single point tried, else the one under most pressure
-         * not tried yet (an X2 just after X1 leaves a window with little
-         * in it; a late one, little after it) */
+         * the best single point tried, else, of those not tried yet, the
+         * one that leaves least room at its step (an X2 just after X1
+         * leaves a window with little in it; a late one, little after it) */
         int best_in[MOST_X2];
         int64_t room[MOST_X2];
         for (int k = 0; k < MOST_X2; k++)
@@ -315,8 +317,7 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
             if ((j < done && val[j] <= 0) || !c->desc[x] || x == X1)
                 continue;
             int k = (int)((int64_t)(c->pos[x] - c->pos[X1] - 1) * MOST_X2 / span);
-            /* tried: the first by value; not tried: the one that leaves
-             * least room at its step (the stem's batch-norm backward) */
+            /* regnet_y_400mf's: the stem's batch-norm backward */
             int64_t r = budget - base_of(c, x);
             if (best_in[k] < 0 || (j >= done && best_in[k] >= done && r < room[k])) {
                 best_in[k] = j;
