@@ -93,6 +93,22 @@ static inline int in_net(const Ctx *c, int v)
     return c->anc[v] || (!c->desc[v] && c->need[v] && c->g->nodes[v].phase != PHASE_INPUT);
 }
 
+/* Set out[u] for every running ancestor u of X (out cleared before). */
+static void ancestors(const Ctx *c, int X, unsigned char *out)
+{
+    const Graph *g = c->g;
+    out[X] = 1;
+    for (int i = c->nx - 1; i >= 0; i--) {
+        int v = c->order[i];
+        if (!out[v])
+            continue;
+        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (g->nodes[g->in_idx[k]].phase != PHASE_INPUT)
+                out[g->in_idx[k]] = 1;
+    }
+    out[X] = 0;
+}
+
 /* The bytes at X's step whatever is held: the resident inputs, X's value,
  * workspace and inputs (mark's *base). */
 static int64_t base_of(const Ctx *c, int X)
@@ -119,16 +135,7 @@ static void mark(Ctx *c, int X, int64_t *base, double *wanted)
     memset(c->desc, 0, n);
     memset(c->want, 0, n);
     memset(c->atx, 0, n);
-    c->anc[X] = 1;
-    for (int i = c->nx - 1; i >= 0; i--) {
-        int v = c->order[i];
-        if (!c->anc[v])
-            continue;
-        for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (g->nodes[g->in_idx[k]].phase != PHASE_INPUT)
-                c->anc[g->in_idx[k]] = 1;
-    }
-    c->anc[X] = 0;
+    ancestors(c, X, c->anc);
     c->desc[X] = 1;
     for (int i = 0; i < c->nx; i++) {
         int v = c->order[i];
@@ -336,15 +343,7 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
             }
             /* X2's ancestors: the window's end */
             memset(c->anc2, 0, (size_t)g->n);
-            c->anc2[X2] = 1;
-            for (int i = c->nx - 1; i >= 0; i--) {
-                int v = c->order[i];
-                if (!c->anc2[v])
-                    continue;
-                for (int k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-                    c->anc2[g->in_idx[k]] = 1;
-            }
-            c->anc2[X2] = 0;
+            ancestors(c, X2, c->anc2);
             c->win = 1;
             c->x2 = X2;
             mark(c, X1, &base, &wanted);
