@@ -294,17 +294,14 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
 {
     const Graph *g = c->g;
     int n = done;
+    /* the points tried, best first (their values do not change below) */
     Ranked *rk = xmallocarray((size_t)n + 1, sizeof *rk);
-    int *rank = xmallocarray((size_t)n + 1, sizeof *rank), *x2s = xmallocarray(MOST_X2, sizeof *x2s);
     for (int i = 0; i < n; i++)
         rk[i] = (Ranked){val[i], i};
     qsort(rk, (size_t)n, sizeof *rk, more_value);
-    for (int i = 0; i < n; i++)
-        rank[i] = rk[i].i;
-    free(rk);
     int tried = 0;  /* pairs tried: the first always, as the first single X */
-    for (int a = 0; a < n && a < MOST_X1 && val[rank[a]] > 0; a++) {
-        int X1 = pr[rank[a]].x, n2 = 0;
+    for (int a = 0; a < n && a < MOST_X1 && rk[a].v > 0; a++) {
+        int X1 = pr[rk[a].i].x, x2s[MOST_X2], n2 = 0;
         int64_t base;
         double wanted;
         mark(c, X1, &base, &wanted);
@@ -319,7 +316,7 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
         int span = c->nx - c->pos[X1] - 1;
         span = span > 0 ? span : 1;
         for (int b = 0; b < np; b++) {
-            int j = b < n ? rank[b] : b;
+            int j = b < n ? rk[b].i : b;
             int x = pr[j].x;
             if ((j < done && val[j] <= 0) || !c->desc[x] || x == X1)
                 continue;
@@ -356,8 +353,7 @@ static double two_points(Ctx *c, int64_t budget, const Pressure *pr, double *val
             }
         }
     }
-    free(rank);
-    free(x2s);
+    free(rk);
     return best;
 }
 
