@@ -382,11 +382,7 @@ int bound_any_cost(const Graph *g, int64_t budget, double seconds, Progress *p, 
     c.atx = xcalloc(n + 1, 1);
     c.anc2 = xcalloc(n + 1, 1);
     c.vid = xmallocarray(n + 1, sizeof *c.vid);
-    for (int i = 0; i < g->n_outputs; i++)
-        c.need[g->outputs[i]] = 1;
-    for (int i = c.nx - 1; i >= 0; i--)
-        for (int k = g->in_off[c.order[i]]; k < g->in_off[c.order[i] + 1] && c.need[c.order[i]]; k++)
-            c.need[g->in_idx[k]] = 1;
+    graph_mark_needed(g, c.need);
     double req = 0, cmax = 0;
     int64_t smax = 1;
     int integral = 1;   /* every cost a whole number (unit costs, FLOP counts) */

@@ -166,7 +166,10 @@ int cmd_solve(Args *a)
             }
             double ab;
             int64_t at = budget == PLAN_NO_BUDGET ? p->baseline_peak : budget;
-            if (p->bound >= 0 && p->optimal && bound_any(g, at, 0, NULL, &ab, NULL) == ERR_OK &&
+            if (p->optimal && p->cost <= graph_needed_cost(g) * (1 + 1e-9)) {
+                fprintf(stderr, "%s: optimal: no schedule costs less (each node an output needs runs once)\n",
+                        cls->name);
+            } else if (p->bound >= 0 && p->optimal && bound_any(g, at, 0, NULL, &ab, NULL) == ERR_OK &&
                 ab >= p->bound * (1 - 1e-12)) {
                 /* its bound is the one over every order (cached by the solve) */
                 fprintf(stderr, "%s: optimal: no schedule in any order costs less (proven by the bound over every order)\n",

@@ -494,13 +494,9 @@ int graph_running_nodes(const Graph *g)
     return m;
 }
 
-int64_t graph_min_peak(const Graph *g, int *node)
+void graph_mark_needed(const Graph *g, unsigned char *needed)
 {
-    int64_t best = 0, outs = 0;
-    int arg = -1;
-    /* only the nodes some output needs must run (a schedule may leave the
-     * others out, so their footprints bound nothing) */
-    unsigned char *needed = xcalloc((size_t)g->n + 1, 1);
+    memset(needed, 0, (size_t)g->n);
     int *stack = xmallocarray((size_t)g->n + 1, sizeof *stack), sp = 0;
     for (int i = 0; i < g->n_outputs; i++)
         if (!needed[g->outputs[i]]) {
@@ -516,6 +512,28 @@ int64_t graph_min_peak(const Graph *g, int *node)
             }
     }
     free(stack);
+}
+
+double graph_needed_cost(const Graph *g)
+{
+    unsigned char *needed = xmalloc((size_t)g->n + 1);
+    graph_mark_needed(g, needed);
+    double c = 0;
+    for (int v = 0; v < g->n; v++)
+        if (needed[v] && g->nodes[v].phase != PHASE_INPUT)
+            c += g->nodes[v].cost;
+    free(needed);
+    return c;
+}
+
+int64_t graph_min_peak(const Graph *g, int *node)
+{
+    int64_t best = 0, outs = 0;
+    int arg = -1;
+    /* only the nodes some output needs must run (a schedule may leave the
+     * others out, so their footprints bound nothing) */
+    unsigned char *needed = xmalloc((size_t)g->n + 1);
+    graph_mark_needed(g, needed);
     for (int v = 0; v < g->n; v++) {
         const Node *nd = &g->nodes[v];
         if (nd->phase == PHASE_INPUT || !needed[v])

@@ -153,6 +153,16 @@ int graph_is_forward_only(const Graph *g);
  * (-1: none runs). src/plan/bound.h's bound_min_peak is stronger. */
 int64_t graph_min_peak(const Graph *g, int *node);
 
+/* needed[v] = 1 for each node some output needs (the outputs and their
+ * ancestors), 0 for the rest; needed has g->n bytes. */
+void graph_mark_needed(const Graph *g, unsigned char *needed);
+
+/* The cost of running once each node some output needs: every valid
+ * schedule runs them, so none costs less, and a plan within the budget
+ * that costs this much is optimal (a budget at the baseline peak or above
+ * is met so). */
+double graph_needed_cost(const Graph *g);
+
 /* Nodes that run (every node but the inputs). */
 int graph_running_nodes(const Graph *g);
 

@@ -8,6 +8,7 @@
 #include "tests/unit/testutil.h"
 
 #include "solvers/checkmate/checkmate.h"
+#include "src/base/clock.h"
 #include "src/graph/graph_io.h"
 #include "src/plan/relay.h"
 #include "tests/bench/gen.h"
@@ -387,6 +388,49 @@ static void test_cascade_ended_early(void **st TU_UNUSED)
     graph_free(g);
 }
 
+/* A pick that runs each node some output needs once is optimal: no
+ * schedule costs less (graph_needed_cost). On a graph where e is needed by
+ * no output that cost leaves e out (1 + 2 + 4 = 7; e costs 8); at the
+ * baseline peak auto's plan costs 7, says it is optimal with that bound,
+ * and on a 2.2K-node training graph, past the size where the cover and
+ * the bound over every order run before FastSA, the search ends at
+ * noremat's plan: in milliseconds, where FastSA, free to run most of the
+ * 120 s, had taken 99 s of them (and the tiny graph's plan had no bound). */
+static void test_needed_cost_ends_search(void **st TU_UNUSED)
+{
+    Graph *g = tu_graph_json(
+        "{\"format\":\"remat-graph\",\"version\":1,\"nodes\":["
+        "{\"id\":\"a\",\"phase\":\"fwd\",\"size\":4,\"cost\":1},"
+        "{\"id\":\"b\",\"phase\":\"fwd\",\"size\":1,\"cost\":2,\"inputs\":[\"a\"]},"
+        "{\"id\":\"e\",\"phase\":\"fwd\",\"size\":1,\"cost\":8,\"inputs\":[\"a\"]},"
+        "{\"id\":\"d\",\"phase\":\"fwd\",\"size\":1,\"cost\":4,\"inputs\":[\"b\",\"a\"]}],"
+        "\"outputs\":[\"d\"]}");
+    assert_true(fabs(graph_needed_cost(g) - 7) < 1e-12);
+    Plan p;
+    const char *o[] = {"time_limit=30", NULL};
+    assert_int_equal(tu_solve(g, "auto", 6, &p, o), ERR_OK);
+    tu_check_within(g, &p, 6);
+    assert_true(fabs(p.cost - 7) < 1e-12 && p.optimal && fabs(p.bound - 7) < 1e-12);
+    plan_done(&p);
+    graph_free(g);
+
+    g = gen_training("random", 1100, 7);
+    assert_true(graph_running_nodes(g) > 2000);
+    int64_t bp = tu_baseline_peak(g);
+    const char *big[] = {"time_limit=120", "fastsa=iters=1000000000000;stall=0;restarts=0", NULL};
+    double t0 = clock_now();
+    assert_int_equal(tu_solve(g, "auto", bp, &p, big), ERR_OK);
+    double dt = clock_now() - t0;
+    tu_check_within(g, &p, bp);
+    assert_true(p.optimal && fabs(p.cost - graph_needed_cost(g)) <= 1e-9 * p.cost);
+    assert_true(fabs(p.bound - p.cost) <= 1e-9 * p.cost);
+    /* FastSA's share alone is 60 s: far past this on any machine */
+    if (dt > 30)
+        fail_msg("auto at the baseline peak took %.1f s: the search went on past noremat's optimal plan", dt);
+    plan_done(&p);
+    graph_free(g);
+}
+
 static void test_bad_options(void **st TU_UNUSED)
 {
     Graph *g = tu_graph("A; B:A");
@@ -423,4 +467,5 @@ TU_MAIN(TU_TEST(test_never_worse_than_members)
         TU_TEST(test_relay)
         TU_TEST(test_cascade_beside)
         TU_TEST(test_cascade_ended_early)
+        TU_TEST(test_needed_cost_ends_search)
         TU_TEST(test_bad_options))
