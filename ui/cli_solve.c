@@ -166,7 +166,8 @@ int cmd_solve(Args *a)
             }
             double ab;
             int64_t at = budget == PLAN_NO_BUDGET ? p->baseline_peak : budget;
-            if (p->optimal && p->cost <= graph_needed_cost(g) * (1 + 1e-9)) {
+            if ((budget == PLAN_NO_BUDGET || p->peak <= budget) && p->cost <= graph_needed_cost(g) * (1 + 1e-9)) {
+                /* whichever solver made it: nothing runs twice */
                 fprintf(stderr, "%s: optimal: no schedule costs less (each node an output needs runs once)\n",
                         cls->name);
             } else if (p->bound >= 0 && p->optimal && bound_any(g, at, 0, NULL, &ab, NULL) == ERR_OK &&

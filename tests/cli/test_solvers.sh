@@ -68,6 +68,14 @@ expect_err "checkmate: optimal: no schedule in any order costs less \\(proven by
 expect_err "bound: no plan in the graph's order costs less than 6; this plan is \\+0.00% above it" "cover bound and gap"
 expect_err "bound: no schedule in any order costs less than 6; this plan is \\+0.00% above it" "bound over every order and gap"
 grep -q '"optimality":{"optimal":true,"bound":6,"gap":0}' "$T/cm.json" || fail "plan JSON lacks the optimality record: $(cat "$T/cm.json")"
+# a plan that runs each needed node once is optimal whoever made it; one
+# that runs something twice is not claimed so (chain32 at 26 B)
+run $REMAT solve samples/chain32.json --solver noremat --budget 100% -o /dev/null
+expect_rc 0 "noremat at the baseline"
+expect_err "noremat: optimal: no schedule costs less \\(each node an output needs runs once\\)" "a plan without reruns is optimal"
+run $REMAT solve samples/chain32.json --solver greedy --budget 26 -o /dev/null
+expect_rc 0 "greedy at 26 B"
+grep -q "no schedule costs less (each" "$T/err" && fail "greedy's plan with reruns claimed optimal: $(cat "$T/err")"
 # where the bound over every order lies below it, the optimum is claimed
 # only among the orders solved (skip.json at 60 %)
 run $REMAT solve samples/skip.json --solver checkmate --budget 60% -o /dev/null
