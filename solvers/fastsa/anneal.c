@@ -399,6 +399,8 @@ long long anneal_run(Anneal *A, State *S, Rng *rng, long long n, double h0, doub
             if (A->tick && A->best_fits && t >= next_tick) {
                 A->tick(A->tick_ctx, A, S);
                 next_tick = t + TICK_SECONDS;
+                if (A->stop)
+                    break;
             }
             if (stop_at_budget && A->best_fits)
                 break;

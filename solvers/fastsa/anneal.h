@@ -47,6 +47,7 @@ typedef struct Anneal {
      * a run's best before the run ends */
     void (*tick)(void *ctx, const struct Anneal *A, const State *S);
     void *tick_ctx;
+    int stop;               /* set by tick (through tick_ctx): the run ends */
 } Anneal;
 
 /* Bind to S's current sequence (snapshotted as the first best; from then

@@ -191,11 +191,26 @@ static void offer(Search *X, const int *steps, int T, double C)
     progress_offer(X->p, steps, T, "fastsa");
 }
 
-/* Anneal.tick: a run's best, offered while the run goes on. */
+/* Has the search found enough: a plan within the budget (its own best,
+ * or one found beside it) at the cost the relay's helper says the solve
+ * may end at (relay_enough: auto's cascade LP bound, within a tolerance
+ * no figure shows)? Then each run ends and no other starts. */
+static int search_enough(Search *X, double run_best)
+{
+    double c = X->best.steps && X->best.fits ? X->best.C : -1;
+    if (run_best >= 0 && (c < 0 || run_best < c))
+        c = run_best;
+    return relay_enough(X->in, c);
+}
+
+/* Anneal.tick (while the run's best fits): that best, offered while the
+ * run goes on, and the run ended when it is enough. */
 static void offer_tick(void *ctx, const Anneal *A, const State *S)
 {
     Search *X = ctx;
-    if (X->offered >= 0 && A->best_C >= X->offered)
+    if (search_enough(X, A->best_C))
+        ((Anneal *)A)->stop = 1;
+    if (!X->p || !X->p->offer || (X->offered >= 0 && A->best_C >= X->offered))
         return;
     int T;
     int *steps = state_decode(S, A->best_seq, &T);
@@ -239,7 +254,7 @@ enum { RUN_ORDER, RUN_GROUPED, RUN_UNGROUP, RUN_SEED, RUN_DEEP = 18, RUN_REPAIR 
 
 /* One single-node run from order[0..L) at budget b, drawing from stream
  * sid; its best plan is offered to *into as coming from run `from`. -1
- * when cancelled. */
+ * when cancelled, 1 when the search has found enough (search_enough). */
 static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t b, double h0,
                   double until, Best *into)
 {
@@ -253,7 +268,7 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
     Anneal A;
     anneal_init(&A, &S, b, fs->prm.obj, fs->prm.wall, X->s->rule);
     /* a rung of the descent above the budget offers nothing */
-    if (b <= X->budget && X->p && X->p->offer) {
+    if (b <= X->budget && ((X->p && X->p->offer) || X->in)) {
         A.tick = offer_tick;
         A.tick_ctx = X;
     }
@@ -270,7 +285,7 @@ static int run_at(Search *X, int from, int sid, const int *order, int L, int64_t
         offer(X, into->steps, into->T, into->C);
     anneal_done(&A);
     state_done(&S);
-    return n < 0 ? -1 : 0;
+    return n < 0 ? -1 : search_enough(X, -1);
 }
 
 static int run_plain(Search *X, int id, const int *order, int L, double h0, double until)

@@ -21,8 +21,9 @@ void fastsa_random_walk(const Graph *g, int steps, uint64_t seed, int slack, int
  * order, grouping, seeds, restarts); without, one run from each start (a
  * re-solve). The portfolio solver hands fastsa its members' best plans
  * this way. With `in` (a full search), a plan another thread holds there
- * for it (relay_take) is run from next, between runs. s must be a fastsa
- * solver. */
+ * for it (relay_take) is run from next, between runs, and the search ends
+ * (its best plan the answer) once relay_enough says a plan at hand is
+ * enough. s must be a fastsa solver. */
 int fastsa_search_from(Solver *s, int64_t budget, const Plan *starts, int n, double time_limit,
                        int full, Relay *in, Plan *out, Progress *p, Err *e);
 /* The plan seed solver `name` made for budget, used as that seed's start

@@ -14,6 +14,8 @@ void relay_init(Relay *r, const Graph *g, int64_t budget, Progress *up, double o
     r->offered = offered;
     plan_init(&r->held);
     r->fresh = 0;
+    r->best = -1;
+    r->enough = -1;
 }
 
 void relay_done(Relay *r)
@@ -22,16 +24,22 @@ void relay_done(Relay *r)
     pthread_mutex_destroy(&r->mu);
 }
 
-/* Pass steps on when they fit and beat the last; with r->mu held. */
-static void pass_on(Relay *r, const int *steps, int T, const char *origin)
+/* Pass steps on when they fit and beat the last; with r->mu held. A
+ * helper's plans (held) are simulated even with nobody listening: the
+ * cheapest of them may meet relay_enough's cost. */
+static void pass_on(Relay *r, const int *steps, int T, const char *origin, int held)
 {
-    if (!r->up || !r->up->offer)
+    int listen = r->up && r->up->offer;
+    if (!listen && !held)
         return;
     Sim sim;
     Err e;
     if (sim_run(r->g, steps, T, &sim, &e) != ERR_OK)
         return;
-    if ((r->budget == PLAN_NO_BUDGET || sim.peak <= r->budget) && (r->offered < 0 || sim.cost < r->offered)) {
+    int fits = r->budget == PLAN_NO_BUDGET || sim.peak <= r->budget;
+    if (fits && (r->best < 0 || sim.cost < r->best))
+        r->best = sim.cost;
+    if (listen && fits && (r->offered < 0 || sim.cost < r->offered)) {
         r->offered = sim.cost;
         progress_offer(r->up, steps, T, origin);
     }
@@ -42,7 +50,7 @@ void relay_offer(void *ctx, const int *steps, int T, const char *origin)
 {
     Relay *r = ctx;
     pthread_mutex_lock(&r->mu);
-    pass_on(r, steps, T, origin);
+    pass_on(r, steps, T, origin, 0);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -50,7 +58,7 @@ void relay_offer_held(void *ctx, const int *steps, int T, const char *origin)
 {
     Relay *r = ctx;
     pthread_mutex_lock(&r->mu);
-    pass_on(r, steps, T, origin);
+    pass_on(r, steps, T, origin, 1);
     plan_set_steps(&r->held, steps, T);
     r->fresh = 1;
     pthread_mutex_unlock(&r->mu);
@@ -76,4 +84,21 @@ double relay_offered(Relay *r)
     double c = r->offered;
     pthread_mutex_unlock(&r->mu);
     return c;
+}
+
+void relay_set_enough(Relay *r, double cost)
+{
+    pthread_mutex_lock(&r->mu);
+    r->enough = cost;
+    pthread_mutex_unlock(&r->mu);
+}
+
+int relay_enough(Relay *r, double cost)
+{
+    if (!r)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    int met = r->enough >= 0 && ((cost >= 0 && cost <= r->enough) || (r->best >= 0 && r->best <= r->enough));
+    pthread_mutex_unlock(&r->mu);
+    return met;
 }

@@ -29,6 +29,8 @@ typedef struct Relay {
     double offered;         /* cost of the last plan passed on (-1: none) */
     Plan held;              /* a helper's latest plan, until taken */
     int fresh;              /* held came since the last relay_take */
+    double best;            /* the cheapest plan within the budget offered (-1: none) */
+    double enough;          /* a cost at or below which the solve may end (-1: none yet) */
 } Relay;
 
 /* offered: the cost of a plan the caller was already given (-1: none). */
@@ -46,5 +48,12 @@ void relay_offer_held(void *ctx, const int *steps, int T, const char *origin);
 int relay_take(Relay *r, Plan *out);
 /* The cost of the last plan passed on (-1: none). */
 double relay_offered(Relay *r);
+/* A cost at or below which the solve's searches may end: a helper's lower
+ * bound at this budget, with a tolerance too small to show. */
+void relay_set_enough(Relay *r, double cost);
+/* 1 when that cost is known and met, by the cheapest plan within the
+ * budget offered through the relay or by `cost` (a search's own best
+ * within the budget; < 0: none). r may be NULL (0). */
+int relay_enough(Relay *r, double cost);
 
 #endif
