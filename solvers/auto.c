@@ -448,7 +448,7 @@ static void twin_run(Cascade *c)
  * had annealed for the rest of its time for less: ResNet-50 (the sample)
  * at 95 % and 85 %, 11.4 s -> 1.2-1.4 s for the same plans; the 8,344-node
  * LLaMA-shaped graph at 95 % and 80 %, whose plans are within 4e-8 of the
- * bound, 29 s -> 8.2 and 13.7 s. The bound is over the graph's order: as
+ * bound, 29 s -> 7.7 and 13.6 s. The bound is over the graph's order: as
  * with the cover's (pool_meets), a plan in another order may be cheaper. */
 #define ENOUGH_GAP 1e-4
 
