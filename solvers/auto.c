@@ -441,16 +441,11 @@ static void twin_run(Cascade *c)
     c->tw = f;
 }
 
-/* How far above the cascade LP's bound a plan at hand ends FastSA's
- * search (relay_enough): a ten-thousandth of the cost, which no budget
- * decision turns on (the explorer shows "gap 0.01%" at most). Near the
- * baseline peak the members' plans come that close early, and the search
- * had annealed for the rest of its time for less: ResNet-50 (the sample)
- * at 95 % and 85 %, 11.4 s -> 1.2-1.4 s for the same plans; the 8,344-node
- * LLaMA-shaped graph at 95 % and 80 %, whose plans are within 4e-8 of the
- * bound, 29 s -> 7.7 and 13.6 s. The bound is over the graph's order: as
- * with the cover's (pool_meets), a plan in another order may be cheaper. */
-#define ENOUGH_GAP 1e-4
+/* The LP's bound, told through the relay (relay_bound) as soon as its
+ * first round has it, ends FastSA's search once a plan at hand is within
+ * a ten-thousandth of it (relay_enough), and the explorer shows the gap
+ * while the solve refines. The bound is over the graph's order: as with
+ * the cover's (pool_meets), a plan in another order may be cheaper. */
 
 static void *cascade_main(void *arg)
 {
@@ -458,8 +453,6 @@ static void *cascade_main(void *arg)
     Err e;
     err_clear(&e);
     c->rc = cascade_plan(c->g, c->budget, c->seconds, c->more, &c->d.child, &c->pl, &c->bound, &e);
-    if (c->bound > 0)
-        relay_set_enough(c->r, c->bound * (1 + ENOUGH_GAP));
     if (c->tw_on)
         twin_run(c);
     return NULL;
@@ -484,6 +477,7 @@ static void cascade_start(Solver *s, int64_t budget, double seconds, double more
     /* the LP keeps its own time; the deadline carries the caller's cancel */
     deadline_start(&c->d, p, seconds + 1);
     c->d.child.offer = relay_offer_held;
+    c->d.child.on_bound = relay_bound;
     c->d.child.offer_ctx = r;
     Auto *a = s->state;
     c->tw_on = fastsa_member(s) != NULL;

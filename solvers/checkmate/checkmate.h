@@ -62,7 +62,8 @@ int cascade_bound(const Graph *g, const int *order, int n, int64_t budget, doubl
  * (cover_plan), or dropped only when memory runs over `budget` by a
  * greedy walk (greedy_ranked); the cheapest within `budget` into out
  * (simulated, tidied), else the lowest peak, and the LP's bound on the
- * graph's order at mb in *bound (-1: none). ERR_OK; ERR_LIMIT when the LP
+ * graph's order at mb in *bound (-1: none), told to p's listener
+ * (progress_bound) when mb is the budget, before the rounding. ERR_OK; ERR_LIMIT when the LP
  * gave nothing in `seconds` or no memory must be freed at mb;
  * ERR_OVER_BUDGET, ERR_CANCELLED, ERR_IO. */
 int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, Progress *p, Plan *out,

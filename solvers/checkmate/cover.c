@@ -821,6 +821,9 @@ int cascade_plan_at(const Graph *g, int64_t budget, int64_t mb, double seconds, 
         *bound = extra;
         for (int i = 0; i < n; i++)
             *bound += g->nodes[order[i]].cost;
+        /* told now: the rounding and the rounds after can take seconds */
+        if (mb == budget)
+            progress_bound(p, *bound);
         rc = round_cascade(g, order, n, budget, x, active, p, out, e);
     }
     free(order);

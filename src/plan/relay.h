@@ -30,6 +30,7 @@ typedef struct Relay {
     Plan held;              /* a helper's latest plan, until taken */
     int fresh;              /* held came since the last relay_take */
     double best;            /* the cheapest plan within the budget offered (-1: none) */
+    double bound;           /* the best lower bound told (relay_bound; -1: none) */
     double enough;          /* a cost at or below which the solve may end (-1: none yet) */
 } Relay;
 
@@ -48,9 +49,11 @@ void relay_offer_held(void *ctx, const int *steps, int T, const char *origin);
 int relay_take(Relay *r, Plan *out);
 /* The cost of the last plan passed on (-1: none). */
 double relay_offered(Relay *r);
-/* A cost at or below which the solve's searches may end: a helper's lower
- * bound at this budget, with a tolerance too small to show. */
-void relay_set_enough(Relay *r, double cost);
+/* A ProgressBound (ctx: the Relay): a helper's lower bound at this
+ * budget, passed on to up's listener; with a tolerance too small to show
+ * it becomes the cost at or below which the solve's searches may end
+ * (relay_enough). A lower bound than one told before changes nothing. */
+void relay_bound(void *ctx, double bound);
 /* 1 when that cost is known and met, by the cheapest plan within the
  * budget offered through the relay or by `cost` (a search's own best
  * within the budget; < 0: none). r may be NULL (0). */

@@ -23,6 +23,7 @@ void progress_init(Progress *p)
     atomic_store(&p->cancel, 0);
     atomic_store(&p->done, 0.0);
     p->offer = NULL;
+    p->on_bound = NULL;
     p->offer_ctx = NULL;
 }
 
@@ -30,6 +31,12 @@ void progress_offer(Progress *p, const int *steps, int T, const char *origin)
 {
     if (p && p->offer && T > 0)
         p->offer(p->offer_ctx, steps, T, origin);
+}
+
+void progress_bound(Progress *p, double bound)
+{
+    if (p && p->on_bound && bound > 0)
+        p->on_bound(p->offer_ctx, bound);
 }
 
 int progress_cancelled(Progress *p)

@@ -38,6 +38,8 @@ enum { NODE_FREE = 0, NODE_PIN = 1, NODE_FORCE = 2 };
 
 /* A plan a search offers while it runs (see Progress.offer). */
 typedef void (*ProgressOffer)(void *ctx, const int *steps, int T, const char *origin);
+/* A lower bound a search proved while it runs (see Progress.on_bound). */
+typedef void (*ProgressBound)(void *ctx, double bound);
 
 /* Cancellation, progress and the plans found so far, shared with a worker
  * thread. */
@@ -53,6 +55,13 @@ typedef struct Progress {
      * call. The listener simulates what it keeps: an offer is a hint,
      * never a figure. Offering changes nothing in the search. */
     ProgressOffer offer;
+    /* Optional, with offer_ctx: a lower bound on the cost of every plan
+     * the solver's model allows within this solve's budget, told as soon
+     * as a search proves it, long before the answer carries it
+     * (Plan.bound): auto's cascade LP, after its first round. It holds
+     * for that budget only, and like Plan.bound for plans in the
+     * model's order: a plan cheaper than it left that order. */
+    ProgressBound on_bound;
     void *offer_ctx;
 } Progress;
 
@@ -63,6 +72,8 @@ int progress_cancelled(Progress *p);
 void progress_set(Progress *p, double done);
 /* Hand steps[0..T) to p's listener, if any (p may be NULL). */
 void progress_offer(Progress *p, const int *steps, int T, const char *origin);
+/* Tell p's listener, if any (p may be NULL), of a lower bound (> 0). */
+void progress_bound(Progress *p, double bound);
 
 /* What a parameter's value may be; checked once, when a solver is made. */
 typedef enum OptKind {

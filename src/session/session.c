@@ -304,11 +304,14 @@ typedef struct WantTask {
     TaskCtx *cx;
     double best;                /* cost of the cheapest plan posted */
     Answer result;              /* the last answer: final unless cancelled */
-    /* the mailbox: the newest plan to show, taken by session_poll */
+    /* the mailbox: the newest plan to show, taken by session_poll, and
+     * the best lower bound the search told at this budget (-1: none) */
     pthread_mutex_t mu;
     Answer box;
     int box_full;
     SessionShown box_kind;
+    double bound;
+    int bound_fresh;
 } WantTask;
 
 static void want_post(WantTask *t, Answer *a, SessionShown kind)
@@ -350,6 +353,20 @@ static void want_offer(void *ctx, const int *steps, int T, const char *origin)
     answer_done(&a);
 }
 
+/* A search's lower bound (Progress.on_bound), on whichever thread proved
+ * it: into the mailbox, for the plans shown while the solve refines. */
+static void want_bound(void *ctx, double bound)
+{
+    WantTask *t = ctx;
+    pthread_mutex_lock(&t->mu);
+    if (bound > t->bound) {
+        t->bound = bound;
+        t->bound_fresh = 1;
+    }
+    pthread_mutex_unlock(&t->mu);
+    worker_wake(t->cx);
+}
+
 static void want_run(void *arg, TaskCtx *cx)
 {
     WantTask *t = arg;
@@ -357,6 +374,8 @@ static void want_run(void *arg, TaskCtx *cx)
     t->best = INFINITY;
     answer_done(&t->result);
     cx->p->offer = want_offer;
+    /* the tightest budget's solves are at budgets of their own */
+    cx->p->on_bound = t->tightest ? NULL : want_bound;
     cx->p->offer_ctx = t;
     if (t->tightest) {
         int64_t lo;
@@ -434,12 +453,24 @@ static void want_take(Session *s)
         kind = t->box_kind;
         t->box_full = 0;
     }
+    double bound = t->bound;
+    int fresh = t->bound_fresh;
+    t->bound_fresh = 0;
     pthread_mutex_unlock(&t->mu);
     if (kind != SHOWN_NONE && t->gen == s->asked_gen) {
         install(s, &a, kind, 0);
         s->changed |= SESSION_HAVE;
     }
     answer_done(&a);
+    /* the plan shown while this want refines gets the bound its search
+     * told, as the final answer would: at its budget, and not for a plan
+     * cheaper than it (one in another order than the bound's) */
+    if ((kind != SHOWN_NONE || fresh) && bound > 0 && t->gen == s->asked_gen && s->have &&
+        (s->shown == SHOWN_QUICK || s->shown == SHOWN_PARTIAL) && s->have_budget == t->budget &&
+        s->have_cls == t->cls && s->plan.cost >= bound * (1 - 1e-9) && s->plan.bound != bound) {
+        s->plan.bound = bound;
+        s->changed |= SESSION_HAVE;
+    }
 }
 
 /* ---- background answers (the solve lane, behind the want) -------------------- */
@@ -653,6 +684,7 @@ int session_request(Session *s)
     t->gen = s->gen;
     t->base_peak = s->base.peak;
     t->base_cost = s->base.cost;
+    t->bound = -1;
     answer_init(&t->result);
     answer_init(&t->box);
     pthread_mutex_init(&t->mu, NULL);

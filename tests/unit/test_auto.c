@@ -284,14 +284,28 @@ static void test_relay(void **st TU_UNUSED)
     assert_int_equal(relay_enough(NULL, 0), 0);
     relay_done(&r);
     relay_init(&r, g, bp, NULL, -1);
-    relay_set_enough(&r, 3.5);
+    relay_bound(&r, 2.9);   /* a ten-thousandth above it is enough */
     assert_int_equal(relay_enough(&r, -1), 0);
-    assert_int_equal(relay_enough(&r, 3.5), 1);
-    assert_int_equal(relay_enough(&r, 3.6), 0);
+    assert_int_equal(relay_enough(&r, 2.9), 1);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0001), 1);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0002), 0);
+    relay_bound(&r, 2.5);   /* a weaker bound changes nothing */
+    assert_int_equal(relay_enough(&r, 2.9), 1);
+    relay_bound(&r, 3.0);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0002), 1);
     relay_offer_held(&r, again, n + 1, "helper");
     assert_int_equal(relay_enough(&r, -1), 0);
     relay_offer_held(&r, ord, n, "helper");
     assert_int_equal(relay_enough(&r, -1), 1);
+    /* the bounds are passed on to the listener, each stronger than the
+     * last (tu_on_bound checks) */
+    relay_done(&r);
+    relay_init(&r, g, bp, &up, -1);
+    relay_bound(&r, 2.0);
+    relay_bound(&r, 1.5);
+    relay_bound(&r, 2.5);
+    assert_int_equal(o.nbounds, 2);
+    assert_true(o.bound == 2.5);
     /* over the budget: not passed on */
     relay_done(&r);
     relay_init(&r, g, bp - 1, &up, -1);
@@ -341,6 +355,10 @@ static void test_cascade_beside(void **st TU_UNUSED)
             if (k == 0) {   /* the pool holds the cascade's plans alone (tidied or not) */
                 assert_string_equal(p.origin, "cascade");
                 from_cascade++;
+                /* its LP's bound was told before the answer, and its plan,
+                 * in the graph's order, is no cheaper than that */
+                assert_int_equal(o.nbounds, 1);
+                assert_true(c >= o.bound * (1 - 1e-9));
             } else if (strcmp(p.origin, "fastsa") == 0) {
                 /* either search's plan, the second's too, is described by
                  * the search that made it */

@@ -109,6 +109,31 @@ static const SolverClass step_cls = {
     .name = "step", .title = "test", .params = no_params, .solve = step_solve, .resolve = step_resolve,
 };
 
+/* A search that proves a lower bound while it runs: its solve offers the
+ * baseline with the first node run once more, tells `told`, waits until
+ * released, then returns the baseline. */
+static _Atomic double told;
+
+static int bounded_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
+{
+    (void)budget;
+    atomic_fetch_add(&starts, 1);
+    Plan mid;
+    plan_init(&mid);
+    push_baseline(s->g, &mid, 1);
+    progress_offer(p, mid.steps, mid.T, "step");
+    plan_done(&mid);
+    progress_bound(p, atomic_load(&told));
+    if (held(p))
+        return err_set(e, ERR_CANCELLED, "cancelled");
+    push_baseline(s->g, out, 0);
+    return ERR_OK;
+}
+
+static const SolverClass bounded_cls = {
+    .name = "bounded", .title = "test", .params = no_params, .solve = bounded_solve,
+};
+
 /* Take the worker's news until cond holds; 0 when HANG_MS pass first. */
 #define WAIT_FOR(s, cond)                                                                              \
     ({                                                                                                 \
@@ -382,6 +407,42 @@ static void budget_change_cancels_refining(void **st TU_UNUSED)
     session_free(s);
 }
 
+/* A bound the search tells while it refines goes with the plan shown
+ * (the status line's gap), as the final answer's would: never on a plan
+ * cheaper than it, and the final answer carries what its solver says,
+ * nothing more. */
+static void bound_shown_while_refining(void **st TU_UNUSED)
+{
+    Session *s = held_session(&bounded_cls, 1);
+    double base = s->base.cost;
+    atomic_store(&told, base);
+    session_set_budget(s, s->base_peak);
+    session_request(s);
+    assert_true(WAIT_FOR(s, s->shown == SHOWN_PARTIAL && s->plan.bound > 0));
+    assert_int_equal(extra_runs(s), 1);
+    assert_true(s->plan.bound == base);
+    assert_true(s->plan.cost > base);
+    assert_false(s->plan.optimal);
+    atomic_store(&hold, 0);
+    assert_true(WAIT_FOR(s, s->shown == SHOWN_FINAL));
+    assert_int_equal(extra_runs(s), 0);
+    assert_true(s->plan.bound < 0);
+    session_free(s);
+
+    /* a bound above the plan shown: that plan left the bound's model */
+    s = held_session(&bounded_cls, 1);
+    atomic_store(&told, s->base.cost + 10);
+    session_set_budget(s, s->base_peak);
+    session_request(s);
+    assert_true(WAIT_FOR(s, s->shown == SHOWN_PARTIAL));
+    for (int i = 0; i < 20; i++)
+        tu_session_pump(s, 5);      /* the bound comes after the plan */
+    assert_true(s->plan.bound < 0);
+    atomic_store(&hold, 0);
+    assert_true(WAIT_FOR(s, s->shown == SHOWN_FINAL));
+    session_free(s);
+}
+
 /* The tightest budget: the want starts at the peak bound, the answer is
  * the one `remat solve --budget min` gives (service_tightest: chen, which
  * cannot reach the bound here, at its lowest peak), the budget moves to
@@ -424,4 +485,5 @@ TU_MAIN(TU_TEST(request_then_plan_arrives)
         TU_TEST(replaced_background_is_cancelled)
         TU_TEST(anytime_quick_better_final)
         TU_TEST(budget_change_cancels_refining)
+        TU_TEST(bound_shown_while_refining)
         TU_TEST(tightest_moves_budget_to_what_is_reached))

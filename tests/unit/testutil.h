@@ -302,14 +302,26 @@ static inline double tu_check_within(const Graph *g, const Plan *p, int64_t budg
 /* What a search offers while it runs (Progress.offer, ctx a TuOffers):
  * each plan valid and within the budget by the independent checker, from
  * `origin` (NULL: any, but named), and cheaper than the one before; n and
- * last count them. */
+ * last count them. The lower bounds it tells (Progress.on_bound): each
+ * positive and above the one before; nbounds and bound count them. */
 typedef struct {
     const Graph *g;
     int64_t budget;
     const char *origin;
     int n;
     double last;
+    int nbounds;
+    double bound;
 } TuOffers;
+
+static inline void tu_on_bound(void *ctx, double bound)
+{
+    TuOffers *o = ctx;
+    if (!(bound > 0) || (o->nbounds > 0 && !(bound > o->bound)))
+        fail_msg("bound %d is %g, after %g", o->nbounds + 1, bound, o->bound);
+    o->bound = bound;
+    o->nbounds++;
+}
 
 static inline void tu_on_offer(void *ctx, const int *steps, int T, const char *origin)
 {
@@ -332,6 +344,7 @@ static inline void tu_listen(Progress *pr, TuOffers *o)
 {
     progress_init(pr);
     pr->offer = tu_on_offer;
+    pr->on_bound = tu_on_bound;
     pr->offer_ctx = o;
 }
 
