@@ -443,7 +443,7 @@ static void twin_run(Cascade *c)
 
 /* The LP's bound, told through the relay (relay_bound) as soon as its
  * first round has it, ends FastSA's search once a plan at hand is within
- * a ten-thousandth of it (relay_enough), and the explorer shows the gap
+ * half a thousandth of it (relay_enough), and the explorer shows the gap
  * while the solve refines. The bound is over the graph's order: as with
  * the cover's (pool_meets), a plan in another order may be cheaper. */
 

@@ -193,7 +193,7 @@ static void offer(Search *X, const int *steps, int T, double C)
 
 /* Has the search found enough: a plan within the budget (its own best,
  * or one found beside it) at the cost the relay's helper says the solve
- * may end at (relay_enough: auto's cascade LP bound and a ten-thousandth)?
+ * may end at (relay_enough: auto's cascade LP bound and half a thousandth)?
  * Then each run ends and no other starts. */
 static int search_enough(Search *X, double run_best)
 {

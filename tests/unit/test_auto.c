@@ -284,15 +284,15 @@ static void test_relay(void **st TU_UNUSED)
     assert_int_equal(relay_enough(NULL, 0), 0);
     relay_done(&r);
     relay_init(&r, g, bp, NULL, -1);
-    relay_bound(&r, 2.9);   /* a ten-thousandth above it is enough */
+    relay_bound(&r, 2.9);   /* half a thousandth above it is enough */
     assert_int_equal(relay_enough(&r, -1), 0);
     assert_int_equal(relay_enough(&r, 2.9), 1);
-    assert_int_equal(relay_enough(&r, 2.9 * 1.0001), 1);
-    assert_int_equal(relay_enough(&r, 2.9 * 1.0002), 0);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0005), 1);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0006), 0);
     relay_bound(&r, 2.5);   /* a weaker bound changes nothing */
     assert_int_equal(relay_enough(&r, 2.9), 1);
     relay_bound(&r, 3.0);
-    assert_int_equal(relay_enough(&r, 2.9 * 1.0002), 1);
+    assert_int_equal(relay_enough(&r, 2.9 * 1.0006), 1);
     relay_offer_held(&r, again, n + 1, "helper");
     assert_int_equal(relay_enough(&r, -1), 0);
     relay_offer_held(&r, ord, n, "helper");
@@ -464,7 +464,7 @@ static void test_needed_cost_ends_search(void **st TU_UNUSED)
     graph_free(g);
 }
 
-/* Near the baseline peak the members' plans come within a ten-thousandth
+/* Near the baseline peak the members' plans come within half a thousandth
  * of the cascade LP's bound, and the search ends there (relay_enough)
  * instead of annealing for the rest of its time for at most that much:
  * ResNet-50 at 95 %, FastSA free to run most of 120 s, ends in 1.2 s
@@ -483,8 +483,8 @@ static void test_enough_ends_search(void **st TU_UNUSED)
     assert_int_equal(tu_solve(g, "auto", b, &p, o), ERR_OK);
     double dt = clock_now() - t0;
     tu_check_within(g, &p, b);
-    if (!(p.bound > 0 && p.cost <= p.bound * (1 + 1e-4)))
-        fail_msg("auto's plan %.0f, its bound %.0f: not within a ten-thousandth", p.cost, p.bound);
+    if (!(p.bound > 0 && p.cost <= p.bound * (1 + 5e-4)))
+        fail_msg("auto's plan %.0f, its bound %.0f: not within half a thousandth", p.cost, p.bound);
     /* FastSA's runs without the rule take half a minute: far past this
      * on any machine */
     if (dt > 20)
