@@ -635,7 +635,9 @@ static int pool_meets_needed(const Solver *s, int64_t budget)
 
 /* Does the pool's pick meet the graph order's bound, so that the search
  * may end (a plan in the graph's order at it is optimal there, and no
- * search can do better in that order; the proof is answer()'s)? Not on
+ * search can do better in that order; the proof is answer()'s)? Not a
+ * pick below it: that one left the order, and others may go further
+ * (relay_enough's tiny_gpt). Not on
  * graphs of at most ORDER_SEARCH_MAX nodes, where the bound is the order's
  * own optimum (order_search): there the rest of the search is cheap and
  * another order can be cheaper (the 20-node random training graph
@@ -644,7 +646,8 @@ static int pool_meets(const Solver *s, int64_t budget, double bound)
 {
     int i = cands_pick(&s->cands, budget);
     return graph_running_nodes(s->g) > ORDER_SEARCH_MAX && bound > 0 && i >= 0 &&
-           s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9);
+           s->cands.c[i].peak <= budget && s->cands.c[i].cost <= bound * (1 + 1e-9) &&
+           s->cands.c[i].cost >= bound * (1 - 1e-9);
 }
 
 /* Seconds a solve gives the bound over every order before FastSA, on

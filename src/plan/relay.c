@@ -120,7 +120,15 @@ int relay_enough(Relay *r, double cost)
     if (!r)
         return 0;
     pthread_mutex_lock(&r->mu);
-    int met = r->enough >= 0 && ((cost >= 0 && cost <= r->enough) || (r->best >= 0 && r->best <= r->enough));
+    /* the cheapest plan at hand, within the band: one below the bound
+     * left the bound's order, and says nothing of how much cheaper other
+     * orders go (samples/models/joint/tiny_gpt.json at 80 %: plans at
+     * +4.6 % under the order's +4.8 % ended solves in 0.3 s, where the
+     * search goes on to +1.0-2.8 %) */
+    double c = cost;
+    if (r->best >= 0 && (c < 0 || r->best < c))
+        c = r->best;
+    int met = r->enough >= 0 && c >= 0 && c >= r->bound * (1 - 1e-9) && c <= r->enough;
     pthread_mutex_unlock(&r->mu);
     return met;
 }

@@ -54,9 +54,10 @@ double relay_offered(Relay *r);
  * it becomes the cost at or below which the solve's searches may end
  * (relay_enough). A lower bound than one told before changes nothing. */
 void relay_bound(void *ctx, double bound);
-/* 1 when that cost is known and met, by the cheapest plan within the
- * budget offered through the relay or by `cost` (a search's own best
- * within the budget; < 0: none). r may be NULL (0). */
+/* 1 when that cost is known and met by the cheapest of the plans within
+ * the budget offered through the relay and `cost` (a search's own best
+ * within the budget; < 0: none), and that plan is not below the bound
+ * (where it left the bound's order). r may be NULL (0). */
 int relay_enough(Relay *r, double cost);
 
 #endif

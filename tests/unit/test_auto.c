@@ -292,11 +292,16 @@ static void test_relay(void **st TU_UNUSED)
     relay_bound(&r, 2.5);   /* a weaker bound changes nothing */
     assert_int_equal(relay_enough(&r, 2.9), 1);
     relay_bound(&r, 3.0);
-    assert_int_equal(relay_enough(&r, 2.9 * 1.0006), 1);
+    assert_int_equal(relay_enough(&r, 3.0 * 1.0004), 1);
+    /* below the bound: the plan left the bound's order, and nothing
+     * says how much cheaper the search could still go */
+    assert_int_equal(relay_enough(&r, 2.9), 0);
     relay_offer_held(&r, again, n + 1, "helper");
     assert_int_equal(relay_enough(&r, -1), 0);
     relay_offer_held(&r, ord, n, "helper");
     assert_int_equal(relay_enough(&r, -1), 1);
+    assert_int_equal(relay_enough(&r, 3.5), 1);     /* the helper's is the cheaper */
+    assert_int_equal(relay_enough(&r, 2.0), 0);     /* the search's own is below */
     /* the bounds are passed on to the listener, each stronger than the
      * last (tu_on_bound checks) */
     relay_done(&r);
