@@ -879,6 +879,10 @@ static int search_all(Solver *s, int64_t budget, double t0, double search_end, P
     /* a pick at the graph order's bound ends the search, and one at the
      * bound over every order */
     done = done || pool_meets(s, budget, cover) || pool_meets_any(s, budget, ANY_SECONDS, sp);
+    double any;     /* the bound over every order, where it was found: the searches' floor */
+    if (!done && budget != PLAN_NO_BUDGET && graph_running_nodes(s->g) <= COVER_FIRST_MAX_NODES &&
+        bound_any(s->g, budget, 0, sp, &any, NULL) == ERR_OK)
+        relay_set_floor(r, any);
     int rc = ERR_OK;
     offer_pick(s, budget, r);
     if (!done) {
@@ -907,6 +911,7 @@ static int auto_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
      * the solve's own Progress: the caller's cancel, the relay's listener */
     Relay r;
     relay_init(&r, s->g, budget, p, -1);
+    relay_set_floor(&r, a->needed_cost);
     Deadline sd;
     deadline_start(&sd, p, 1e9);
     if (p && p->offer) {

@@ -32,6 +32,7 @@ typedef struct Relay {
     double best;            /* the cheapest plan within the budget offered (-1: none) */
     double bound;           /* the best lower bound told (relay_bound; -1: none) */
     double enough;          /* a cost at or below which the solve may end (-1: none yet) */
+    double floor;           /* no schedule in any order costs less (relay_set_floor; -1: none) */
 } Relay;
 
 /* offered: the cost of a plan the caller was already given (-1: none). */
@@ -54,10 +55,14 @@ double relay_offered(Relay *r);
  * it becomes the cost at or below which the solve's searches may end
  * (relay_enough). A lower bound than one told before changes nothing. */
 void relay_bound(void *ctx, double bound);
-/* 1 when that cost is known and met by the cheapest of the plans within
- * the budget offered through the relay and `cost` (a search's own best
- * within the budget; < 0: none), and that plan is not below the bound
- * (where it left the bound's order). r may be NULL (0). */
+/* A cost no schedule in any order goes below at this budget (the cost of
+ * running each needed node once, a bound over every order): a plan within
+ * the same tolerance of it ends the searches too, whatever its order. */
+void relay_set_floor(Relay *r, double cost);
+/* 1 when the cheapest of the plans within the budget offered through the
+ * relay and `cost` (a search's own best within the budget; < 0: none) is
+ * within the tolerance of the floor, or of the helper's bound and not
+ * below it (where it left the bound's order). r may be NULL (0). */
 int relay_enough(Relay *r, double cost);
 
 #endif

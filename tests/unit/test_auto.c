@@ -302,6 +302,18 @@ static void test_relay(void **st TU_UNUSED)
     assert_int_equal(relay_enough(&r, -1), 1);
     assert_int_equal(relay_enough(&r, 3.5), 1);     /* the helper's is the cheaper */
     assert_int_equal(relay_enough(&r, 2.0), 0);     /* the search's own is below */
+    /* the floor holds in every order: a plan at it is enough, and so is
+     * one within the tolerance above it, with no bound told at all */
+    relay_done(&r);
+    relay_init(&r, g, bp, NULL, -1);
+    assert_int_equal(relay_enough(&r, 2.0), 0);
+    relay_set_floor(&r, 2.0);
+    relay_set_floor(&r, 1.0);   /* a lower floor changes nothing */
+    assert_int_equal(relay_enough(&r, 2.0), 1);
+    assert_int_equal(relay_enough(&r, 2.0 * 1.0004), 1);
+    assert_int_equal(relay_enough(&r, 2.0 * 1.0006), 0);
+    relay_bound(&r, 3.0);       /* a plan below the order's bound, at the floor */
+    assert_int_equal(relay_enough(&r, 2.0), 1);
     /* the bounds are passed on to the listener, each stronger than the
      * last (tu_on_bound checks) */
     relay_done(&r);
