@@ -134,9 +134,9 @@ int relay_enough(Relay *r, double cost)
      * orders go (samples/models/joint/tiny_gpt.json at 80 %: plans at
      * +4.6 % under the order's +4.8 % ended solves in 0.3 s, where the
      * search goes on to +1.0-2.8 %); the floor holds for every order
-     * (the joint resnet18 at 90 %: FastSA's plan at it, 0.03 % below the
-     * order's bound, ended the solve at 0.8 s, then went on to 7.7 s
-     * when only the band counted) */
+     * (the joint resnet18 at 90 %: with only the band, FastSA's plan at
+     * the needed cost, 0.03 % below the order's bound, ran on to 7.7 s;
+     * with the floor 0.9 s) */
     double c = cost;
     if (r->best >= 0 && (c < 0 || r->best < c))
         c = r->best;
