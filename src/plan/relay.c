@@ -16,7 +16,6 @@ void relay_init(Relay *r, const Graph *g, int64_t budget, Progress *up, double o
     r->fresh = 0;
     r->best = -1;
     r->bound = -1;
-    r->enough = -1;
     r->floor = -1;
 }
 
@@ -110,7 +109,6 @@ void relay_bound(void *ctx, double bound)
     pthread_mutex_lock(&r->mu);
     if (bound > r->bound) {
         r->bound = bound;
-        r->enough = bound * (1 + ENOUGH_GAP);
         progress_bound(r->up, bound);
     }
     pthread_mutex_unlock(&r->mu);
@@ -141,7 +139,7 @@ int relay_enough(Relay *r, double cost)
     if (r->best >= 0 && (c < 0 || r->best < c))
         c = r->best;
     int met = c >= 0 && ((r->floor > 0 && c <= r->floor * (1 + ENOUGH_GAP)) ||
-                         (r->enough >= 0 && c >= r->bound * (1 - 1e-9) && c <= r->enough));
+                         (r->bound > 0 && c >= r->bound * (1 - 1e-9) && c <= r->bound * (1 + ENOUGH_GAP)));
     pthread_mutex_unlock(&r->mu);
     return met;
 }

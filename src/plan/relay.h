@@ -31,7 +31,6 @@ typedef struct Relay {
     int fresh;              /* held came since the last relay_take */
     double best;            /* the cheapest plan within the budget offered (-1: none) */
     double bound;           /* the best lower bound told (relay_bound; -1: none) */
-    double enough;          /* a cost at or below which the solve may end (-1: none yet) */
     double floor;           /* no schedule in any order costs less (relay_set_floor; -1: none) */
 } Relay;
 

@@ -311,7 +311,6 @@ typedef struct WantTask {
     int box_full;
     SessionShown box_kind;
     double bound;
-    int bound_fresh;
 } WantTask;
 
 static void want_post(WantTask *t, Answer *a, SessionShown kind)
@@ -359,10 +358,8 @@ static void want_bound(void *ctx, double bound)
 {
     WantTask *t = ctx;
     pthread_mutex_lock(&t->mu);
-    if (bound > t->bound) {
+    if (bound > t->bound)
         t->bound = bound;
-        t->bound_fresh = 1;
-    }
     pthread_mutex_unlock(&t->mu);
     worker_wake(t->cx);
 }
@@ -454,8 +451,6 @@ static void want_take(Session *s)
         t->box_full = 0;
     }
     double bound = t->bound;
-    int fresh = t->bound_fresh;
-    t->bound_fresh = 0;
     pthread_mutex_unlock(&t->mu);
     if (kind != SHOWN_NONE && t->gen == s->asked_gen) {
         install(s, &a, kind, 0);
@@ -465,7 +460,7 @@ static void want_take(Session *s)
     /* the plan shown while this want refines gets the bound its search
      * told, as the final answer would: at its budget, and not for a plan
      * cheaper than it (one in another order than the bound's) */
-    if ((kind != SHOWN_NONE || fresh) && bound > 0 && t->gen == s->asked_gen && s->have &&
+    if (bound > 0 && t->gen == s->asked_gen && s->have &&
         (s->shown == SHOWN_QUICK || s->shown == SHOWN_PARTIAL) && s->have_budget == t->budget &&
         s->have_cls == t->cls && s->plan.cost >= bound * (1 - 1e-9) && s->plan.bound != bound) {
         s->plan.bound = bound;

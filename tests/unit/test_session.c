@@ -80,9 +80,13 @@ static const SolverClass picky_cls = {
     .solve = slow_solve,
 };
 
+/* The lower bound step_solve tells after its offer (0: none). */
+static _Atomic double told;
+
 /* An anytime solver: its re-solve answers at once with a dear plan (the
  * baseline with the first node run twice more); its solve offers a plan
- * one run cheaper, waits until released, then returns the baseline. */
+ * one run cheaper, tells `told`, waits until released, then returns the
+ * baseline. */
 static int step_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
 {
     (void)budget;
@@ -92,6 +96,7 @@ static int step_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
     push_baseline(s->g, &mid, 1);
     progress_offer(p, mid.steps, mid.T, "step");
     plan_done(&mid);
+    progress_bound(p, atomic_load(&told));
     if (held(p))
         return err_set(e, ERR_CANCELLED, "cancelled");
     push_baseline(s->g, out, 0);
@@ -109,29 +114,9 @@ static const SolverClass step_cls = {
     .name = "step", .title = "test", .params = no_params, .solve = step_solve, .resolve = step_resolve,
 };
 
-/* A search that proves a lower bound while it runs: its solve offers the
- * baseline with the first node run once more, tells `told`, waits until
- * released, then returns the baseline. */
-static _Atomic double told;
-
-static int bounded_solve(Solver *s, int64_t budget, Plan *out, Progress *p, Err *e)
-{
-    (void)budget;
-    atomic_fetch_add(&starts, 1);
-    Plan mid;
-    plan_init(&mid);
-    push_baseline(s->g, &mid, 1);
-    progress_offer(p, mid.steps, mid.T, "step");
-    plan_done(&mid);
-    progress_bound(p, atomic_load(&told));
-    if (held(p))
-        return err_set(e, ERR_CANCELLED, "cancelled");
-    push_baseline(s->g, out, 0);
-    return ERR_OK;
-}
-
+/* step's solve alone: every answer is a full solve, which tells `told`. */
 static const SolverClass bounded_cls = {
-    .name = "bounded", .title = "test", .params = no_params, .solve = bounded_solve,
+    .name = "bounded", .title = "test", .params = no_params, .solve = step_solve,
 };
 
 /* Take the worker's news until cond holds; 0 when HANG_MS pass first. */
@@ -441,6 +426,7 @@ static void bound_shown_while_refining(void **st TU_UNUSED)
     atomic_store(&hold, 0);
     assert_true(WAIT_FOR(s, s->shown == SHOWN_FINAL));
     session_free(s);
+    atomic_store(&told, 0);
 }
 
 /* The tightest budget: the want starts at the peak bound, the answer is
